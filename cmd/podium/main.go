@@ -1,0 +1,308 @@
+// Command podium is the judging server. Run with no arguments (or "serve") to start it
+// from environment variables; "restore <backup-file> <empty-data-dir>" restores a
+// backup.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"podium/engine"
+	"podium/persist"
+	"podium/transport"
+)
+
+func main() {
+	args := os.Args[1:]
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "serve":
+		err = serve(args)
+	case "restore":
+		err = restore(args)
+	case "help", "-h", "--help":
+		usage(os.Stdout)
+	default:
+		for _, h := range extraCommands {
+			if h.name == cmd {
+				err = h.run(args)
+				goto done
+			}
+		}
+		usage(os.Stderr)
+		os.Exit(2)
+	}
+done:
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "podium:", err)
+		os.Exit(1)
+	}
+}
+
+// extraCommands are subcommands added by other files (e.g. "content import").
+var extraCommands []struct {
+	name, help string
+	run        func(args []string) error
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage:")
+	fmt.Fprintln(w, "  podium [serve] [flags]                       start the server (configured by environment variables)")
+	fmt.Fprintln(w, "  podium restore <backup-file> <empty-dir>     restore a backup into an empty data directory")
+	for _, h := range extraCommands {
+		fmt.Fprintln(w, "  "+h.help)
+	}
+}
+
+// config is everything read from the environment (SPEC §11); flags may override.
+type config struct {
+	port        int
+	metricsAddr string
+	logLevel    string
+	logFormat   string
+	server      transport.Config
+}
+
+func env(keys ...string) string {
+	for _, k := range keys {
+		if v := os.Getenv(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func envInt(key string, def int) (int, error) {
+	v := os.Getenv(key)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q is not a number", key, v)
+	}
+	return n, nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func loadConfig(args []string) (config, error) {
+	var c config
+	var err error
+	if c.port, err = envInt("PORT", 8080); err != nil {
+		return c, err
+	}
+	smtpPort, err := envInt("SMTP_PORT", 587)
+	if err != nil {
+		return c, err
+	}
+	maxWS, err := envInt("MAX_WS_CONNECTIONS", 20000)
+	if err != nil {
+		return c, err
+	}
+	c.server = transport.Config{
+		DataDir:        env("DATA_DIR"),
+		AdminPassword:  env("ADMIN_PASSWORD", "JURY_ADMIN_PASSWORD"),
+		PublicAPIKey:   env("PUBLIC_API_KEY"),
+		PublicURL:      strings.TrimRight(env("PUBLIC_URL"), "/"),
+		CORSOrigins:    splitList(env("CORS_ORIGINS")),
+		TrustedProxies: splitList(env("TRUSTED_PROXIES")),
+		SMTP: transport.SMTPConfig{
+			Host: env("SMTP_HOST"), Port: smtpPort, Username: env("SMTP_USERNAME"),
+			Password: env("SMTP_PASSWORD"), From: env("EMAIL_FROM"), FromName: env("EMAIL_FROM_NAME"),
+		},
+		MaxWSConnections: maxWS,
+	}
+	if c.server.DataDir == "" {
+		c.server.DataDir = "./data"
+	}
+	c.metricsAddr = env("METRICS_ADDR")
+	c.logLevel = env("LOG_LEVEL")
+	if c.logLevel == "" {
+		c.logLevel = "info"
+	}
+	c.logFormat = env("LOG_FORMAT")
+	if c.logFormat == "" {
+		c.logFormat = "json"
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.IntVar(&c.port, "port", c.port, "HTTP port (PORT); 0 picks a free one")
+	fs.StringVar(&c.server.DataDir, "data-dir", c.server.DataDir, "data directory (DATA_DIR)")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", c.metricsAddr, "separate metrics listen address (METRICS_ADDR)")
+	fs.StringVar(&c.logLevel, "log-level", c.logLevel, "log level (LOG_LEVEL)")
+	fs.StringVar(&c.logFormat, "log-format", c.logFormat, "json or console (LOG_FORMAT)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func newLogger(level, format string) (zerolog.Logger, error) {
+	lvl, err := zerolog.ParseLevel(strings.ToLower(level))
+	if err != nil {
+		return zerolog.Logger{}, fmt.Errorf("LOG_LEVEL=%q: %w", level, err)
+	}
+	var w io.Writer = os.Stdout
+	switch format {
+	case "json":
+	case "console":
+		w = zerolog.ConsoleWriter{Out: os.Stdout, TimeFormat: time.RFC3339}
+	default:
+		return zerolog.Logger{}, fmt.Errorf("LOG_FORMAT=%q: want json or console", format)
+	}
+	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
+}
+
+// adminPassword returns the configured password, or the one stored in the data
+// directory, generating and storing it on first start.
+func adminPassword(cfg *transport.Config) (generated bool, err error) {
+	if cfg.AdminPassword != "" {
+		return false, nil
+	}
+	path := filepath.Join(cfg.DataDir, "admin_password")
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		cfg.AdminPassword = strings.TrimSpace(string(b))
+		return false, nil
+	}
+	raw := make([]byte, 18)
+	if _, err := rand.Read(raw); err != nil {
+		return false, err
+	}
+	cfg.AdminPassword = base64.RawURLEncoding.EncodeToString(raw)
+	if err := os.WriteFile(path, []byte(cfg.AdminPassword+"\n"), 0o600); err != nil {
+		return false, fmt.Errorf("store generated admin password: %w", err)
+	}
+	return true, nil
+}
+
+// hooks let other files extend serving (metrics listener, outbox, ...).
+var serveHooks []func(c *config, node *persist.Node, log zerolog.Logger) ([]transport.Option, func(), error)
+
+func serve(args []string) error {
+	c, err := loadConfig(args)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(c.logLevel, c.logFormat)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.server.DataDir, 0o700); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+	generated, err := adminPassword(&c.server)
+	if err != nil {
+		return err
+	}
+	node, err := persist.Open(c.server.DataDir, persist.Options{Log: log})
+	if err != nil {
+		return err
+	}
+	recoverClock(node, log)
+
+	var opts []transport.Option
+	var cleanups []func()
+	for _, h := range serveHooks {
+		o, cleanup, err := h(&c, node, log)
+		if err != nil {
+			node.Close()
+			return err
+		}
+		opts = append(opts, o...)
+		if cleanup != nil {
+			cleanups = append(cleanups, cleanup)
+		}
+	}
+	srv := transport.New(c.server, node, log, opts...)
+	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", c.port))
+	if err != nil {
+		node.Close()
+		return fmt.Errorf("listen: %w", err)
+	}
+	fmt.Printf("podium listening on http://%s\n", ln.Addr())
+	if generated {
+		fmt.Printf("generated admin password: %s (stored in %s)\n", c.server.AdminPassword, filepath.Join(c.server.DataDir, "admin_password"))
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Listen(ln) }()
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	select {
+	case s := <-sig:
+		log.Info().Str("signal", s.String()).Msg("shutting down")
+	case err := <-serveErr:
+		if err != nil {
+			log.Error().Err(err).Msg("server stopped")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		log.Error().Err(err).Msg("http shutdown")
+	}
+	for _, f := range cleanups {
+		f()
+	}
+	if err := node.Close(); err != nil {
+		return fmt.Errorf("close store: %w", err)
+	}
+	log.Info().Msg("stopped")
+	return nil
+}
+
+// recoverClock pauses a clock that was running before the restart when clock_sync is
+// off (SPEC §4): it stops at the last moment the previous run is known to have been up.
+func recoverClock(node *persist.Node, log zerolog.Logger) {
+	need := false
+	node.Read(func(s *engine.State) { need = s.Options.Clock.Running && !s.Options.ClockSync })
+	if !need {
+		return
+	}
+	at := node.RecoveredAt()
+	if at == 0 {
+		at = time.Now().UnixMilli()
+	}
+	if _, err := node.Submit(context.Background(), engine.System, &engine.ClockRecover{PauseAt: at}); err != nil {
+		log.Error().Err(err).Msg("pause clock after restart")
+	}
+}
+
+func restore(args []string) error {
+	if len(args) != 2 {
+		return errors.New("usage: podium restore <backup-file> <empty-data-dir>")
+	}
+	log := zerolog.New(os.Stderr).Level(zerolog.WarnLevel)
+	if err := persist.Restore(args[0], args[1], log); err != nil {
+		return err
+	}
+	fmt.Printf("restored %s into %s\n", args[0], args[1])
+	return nil
+}

@@ -1,0 +1,161 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Command is one change to the state. Every change goes through a command so that the
+// journal can replay it. Applying validates everything first and only then mutates, so
+// a refused command changes nothing.
+type Command interface {
+	// Kind names the command in the journal (e.g. "judge.new").
+	Kind() string
+	// apply validates and applies the command; it returns the result for the caller.
+	apply(s *State, c *Ctx) (any, error)
+}
+
+// ActorKind says who issued a command, for the audit log.
+type ActorKind string
+
+// The actors.
+const (
+	ActorSystem ActorKind = "system"
+	ActorAdmin  ActorKind = "admin"
+	ActorJudge  ActorKind = "judge"
+	ActorPublic ActorKind = "public" // unauthenticated (QR self-signup, login)
+)
+
+// Actor is who issued a command.
+type Actor struct {
+	Kind  ActorKind `json:"k"`
+	Judge ID        `json:"j,omitempty"`
+}
+
+// Admin, System and Public are the actors without an id.
+var (
+	Admin  = Actor{Kind: ActorAdmin}
+	System = Actor{Kind: ActorSystem}
+	Public = Actor{Kind: ActorPublic}
+)
+
+// JudgeActor is the actor for a judge's own request.
+func JudgeActor(id ID) Actor { return Actor{Kind: ActorJudge, Judge: id} }
+
+// Envelope is a command with everything nondeterministic fixed: time and random seed.
+// It is what the journal stores.
+type Envelope struct {
+	Time  int64  // ms since the Unix epoch
+	Seed  uint64 // seed of the command's random stream
+	Actor Actor
+	Cmd   Command
+}
+
+type envelopeWire struct {
+	Kind  string          `json:"k"`
+	Time  int64           `json:"t"`
+	Seed  uint64          `json:"s"`
+	Actor Actor           `json:"a"`
+	Data  json.RawMessage `json:"d"`
+}
+
+// MarshalJSON encodes the envelope with its command kind.
+func (e *Envelope) MarshalJSON() ([]byte, error) {
+	data, err := json.Marshal(e.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(envelopeWire{Kind: e.Cmd.Kind(), Time: e.Time, Seed: e.Seed, Actor: e.Actor, Data: data})
+}
+
+// UnmarshalJSON decodes an envelope, looking its command kind up in the registry.
+func (e *Envelope) UnmarshalJSON(b []byte) error {
+	var w envelopeWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	mk, ok := registry[w.Kind]
+	if !ok {
+		return fmt.Errorf("unknown command kind %q", w.Kind)
+	}
+	cmd := mk()
+	if err := json.Unmarshal(w.Data, cmd); err != nil {
+		return fmt.Errorf("command %s: %w", w.Kind, err)
+	}
+	e.Time, e.Seed, e.Actor, e.Cmd = w.Time, w.Seed, w.Actor, cmd
+	return nil
+}
+
+var registry = map[string]func() Command{}
+
+// register makes a command kind decodable from the journal. Each file registers its
+// commands in an init function.
+func register(mk ...func() Command) {
+	for _, f := range mk {
+		k := f().Kind()
+		if _, dup := registry[k]; dup {
+			panic("engine: command kind registered twice: " + k)
+		}
+		registry[k] = f
+	}
+}
+
+// Ctx is what a command sees while it applies: the fixed time, the random stream, and
+// collectors for events and audit log lines.
+type Ctx struct {
+	Time   int64
+	Rand   *Rand
+	Actor  Actor
+	state  *State
+	events []Event
+}
+
+// emit queues an event; it is published only after the command is durable.
+func (c *Ctx) emit(ev Event) { c.events = append(c.events, ev) }
+
+// changed emits a "changed" notification for dashboards.
+func (c *Ctx) changed(kind string, ids ...ID) {
+	if ids == nil {
+		ids = []ID{}
+	}
+	c.emit(Event{Type: EvChanged, To: ToAdmins, Data: ChangedEvent{Kind: kind, IDs: ids}})
+}
+
+// newID returns a fresh id that no judge, project or flag uses yet.
+func (c *Ctx) newID() ID {
+	for {
+		id := newID(c.Time, c.Rand)
+		if _, ok := c.state.Judges[id]; ok {
+			continue
+		}
+		if _, ok := c.state.Projects[id]; ok {
+			continue
+		}
+		return id
+	}
+}
+
+// logf appends an audit log line "<time> [ACTOR] message" and emits it to admins.
+func (c *Ctx) logf(format string, a ...any) {
+	s := c.state
+	who := "SYSTEM"
+	switch c.Actor.Kind {
+	case ActorAdmin:
+		who = "ADMIN"
+	case ActorJudge:
+		name := c.Actor.Judge.String()
+		if j, ok := s.Judges[c.Actor.Judge]; ok {
+			name = j.Name
+		}
+		who = "JUDGE " + name
+	case ActorPublic:
+		who = "PUBLIC"
+	}
+	line := time.UnixMilli(c.Time).UTC().Format("2006-01-02T15:04:05.000Z07:00") + " [" + who + "] " + fmt.Sprintf(format, a...)
+	s.Log = append(s.Log, line)
+	if len(s.Log) > MaxLogLines+MaxLogLines/5 {
+		s.Log = append([]string(nil), s.Log[len(s.Log)-MaxLogLines:]...)
+	}
+	c.emit(Event{Type: EvLog, To: ToAdmins, Data: LogEvent{Lines: []string{line}}})
+}

@@ -1,0 +1,39 @@
+package engine
+
+import "fmt"
+
+// ErrorKind classifies why a command or read was refused; transport maps it to a status.
+type ErrorKind int
+
+// The kinds of refusal.
+const (
+	KindInvalid      ErrorKind = iota + 1 // bad input: 400
+	KindUnauthorized                      // bad credentials: 401
+	KindNotFound                          // unknown id: 404
+	KindConflict                          // conflicts with current state: 409
+)
+
+// Error is a refusal with a human-readable message. A refused command changes nothing.
+type Error struct {
+	Kind ErrorKind
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+func invalidf(format string, a ...any) *Error {
+	return &Error{Kind: KindInvalid, Msg: fmt.Sprintf(format, a...)}
+}
+func notFoundf(format string, a ...any) *Error {
+	return &Error{Kind: KindNotFound, Msg: fmt.Sprintf(format, a...)}
+}
+func conflictf(format string, a ...any) *Error {
+	return &Error{Kind: KindConflict, Msg: fmt.Sprintf(format, a...)}
+}
+func unauthorizedf(format string, a ...any) *Error {
+	return &Error{Kind: KindUnauthorized, Msg: fmt.Sprintf(format, a...)}
+}
+
+// Invalidf is the exported form of invalidf, for adapters that validate before building
+// a command.
+func Invalidf(format string, a ...any) *Error { return invalidf(format, a...) }

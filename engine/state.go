@@ -1,0 +1,340 @@
+package engine
+
+import (
+	"sort"
+)
+
+// State is everything Podium knows: judges, projects, flags, options, clock, audit log,
+// sessions and public content. Only the engine's single writer mutates it; readers look
+// at it under the engine's read lock (see Engine.Read).
+//
+// Exported fields are the snapshot; unexported fields are indexes rebuilt by reindex.
+type State struct {
+	// Applied counts the commands applied so far; it is also the journal sequence number
+	// of the last applied command.
+	Applied uint64 `json:"applied"`
+	// LastTime is the time (ms) of the last applied command.
+	LastTime int64 `json:"last_time"`
+
+	OptionsID ID      `json:"options_id"`
+	Options   Options `json:"options"`
+
+	Judges     map[ID]*Judge   `json:"judges"`
+	JudgeOrder []ID            `json:"judge_order"` // creation order
+	Projects   map[ID]*Project `json:"projects"`
+	Flags      []Flag          `json:"flags"` // in time order
+
+	// Log holds the audit log lines, oldest first (the newest MaxLogLines are kept).
+	Log []string `json:"log"`
+
+	// AdminSessions maps the SHA-256 (hex) of an admin session token to its expiry (ms).
+	AdminSessions map[string]int64 `json:"admin_sessions"`
+
+	// Content is the public content of SPEC §9.
+	Content Content `json:"content"`
+
+	codeIndex  map[string]ID // login code -> judge
+	tokenIndex map[string]ID // token hash -> judge
+	locIndex   map[int]ID    // table number -> project
+}
+
+// MaxLogLines is how many audit log lines are kept.
+const MaxLogLines = 50000
+
+// Judge is a person who judges projects.
+type Judge struct {
+	ID    ID     `json:"id"`
+	Code  string `json:"code"`
+	Name  string `json:"name"`
+	Email string `json:"email"`
+	Notes string `json:"notes"`
+	Track string `json:"track"`
+	// TokenHash is the SHA-256 (hex) of the judge's current session token ("" = none).
+	TokenHash    string        `json:"token_hash"`
+	Active       bool          `json:"active"`
+	ReadWelcome  bool          `json:"read_welcome"`
+	Group        int           `json:"group"`
+	GroupSeen    int           `json:"group_seen"`
+	Current      ID            `json:"current"`       // zero = none
+	CurrentSince int64         `json:"current_since"` // ms, when Current was assigned
+	LastLocation int           `json:"last_location"`
+	Seen         int           `json:"seen"`
+	SeenProjects []SeenProject `json:"seen_projects"`
+	// Skipped holds the projects this judge skipped; the value is true for a busy skip
+	// (which only lasts until the judge next finishes a project).
+	Skipped      map[ID]bool `json:"skipped"`
+	Rankings     []ID        `json:"rankings"`
+	LastActivity int64       `json:"last_activity"`
+}
+
+// SeenProject is a project a judge finished, with the judge's notes and star.
+type SeenProject struct {
+	ProjectID   ID     `json:"project_id"`
+	Starred     bool   `json:"starred"`
+	Notes       string `json:"notes"`
+	Name        string `json:"name"`
+	Location    int    `json:"location"`
+	Description string `json:"description"`
+}
+
+// Project is a team's entry at a table.
+type Project struct {
+	ID            ID             `json:"id"`
+	Name          string         `json:"name"`
+	Description   string         `json:"description"`
+	URL           string         `json:"url"`
+	TryLink       string         `json:"try_link"`
+	VideoLink     string         `json:"video_link"`
+	ChallengeList []string       `json:"challenge_list"`
+	Location      int            `json:"location"`
+	Group         int            `json:"group"`
+	Seen          int            `json:"seen"`
+	TrackSeen     map[string]int `json:"track_seen"`
+	Active        bool           `json:"active"`
+	Prioritized   bool           `json:"prioritized"`
+	LastActivity  int64          `json:"last_activity"`
+	Created       uint64         `json:"created"` // Applied value of the creating command
+}
+
+// Flag records a skip with its reason.
+type Flag struct {
+	ID              ID     `json:"id"`
+	ProjectID       ID     `json:"project_id"`
+	JudgeID         ID     `json:"judge_id"`
+	Time            int64  `json:"time"`
+	ProjectName     string `json:"project_name"`
+	ProjectLocation int    `json:"project_location"`
+	JudgeName       string `json:"judge_name"`
+	Reason          string `json:"reason"`
+}
+
+// Clock is the judging clock. Elapsed time is PauseTime-StartTime while paused and
+// now-StartTime while running (all ms).
+type Clock struct {
+	StartTime int64 `json:"start_time"`
+	PauseTime int64 `json:"pause_time"`
+	Running   bool  `json:"running"`
+}
+
+// Elapsed returns the running milliseconds at time now.
+func (c Clock) Elapsed(now int64) int64 {
+	if c.Running {
+		if now < c.StartTime {
+			return 0
+		}
+		return now - c.StartTime
+	}
+	return c.PauseTime - c.StartTime
+}
+
+// Options are the event's settings (SPEC §3).
+type Options struct {
+	ID             ID                `json:"id"`
+	Ref            int               `json:"ref"`
+	Clock          Clock             `json:"clock"`
+	JudgingTimer   int               `json:"judging_timer"`
+	MinViews       int               `json:"min_views"`
+	ClockSync      bool              `json:"clock_sync"`
+	Deliberation   bool              `json:"deliberation"`
+	JudgeTracks    bool              `json:"judge_tracks"`
+	Tracks         []string          `json:"tracks"`
+	TrackViews     []int             `json:"track_views"`
+	MultiGroup     bool              `json:"multi_group"`
+	NumGroups      int               `json:"num_groups"`
+	GroupSizes     []int             `json:"group_sizes"`
+	SwitchingMode  string            `json:"switching_mode"`
+	AutoSwitchProp float64           `json:"auto_switch_prop"`
+	ManualSwitches int               `json:"manual_switches"`
+	QRCode         string            `json:"qr_code"`
+	TrackQRCodes   map[string]string `json:"track_qr_codes"`
+	GroupNames     []string          `json:"group_names"`
+	IgnoreTracks   []string          `json:"ignore_tracks"`
+	MaxReqPerMin   int               `json:"max_req_per_min"`
+	BlockReqs      bool              `json:"block_reqs"`
+}
+
+// DefaultOptions returns the options of a new event.
+func DefaultOptions(id ID) Options {
+	return Options{
+		ID:             id,
+		JudgingTimer:   300,
+		MinViews:       3,
+		Tracks:         []string{},
+		TrackViews:     []int{},
+		NumGroups:      3,
+		GroupSizes:     []int{30, 30, 30},
+		SwitchingMode:  "auto",
+		AutoSwitchProp: 0.1,
+		TrackQRCodes:   map[string]string{},
+		GroupNames:     []string{"Group 1", "Group 2", "Group 3"},
+		IgnoreTracks:   []string{},
+		MaxReqPerMin:   100,
+	}
+}
+
+// NewState returns the state of a brand-new server.
+func NewState() *State {
+	s := &State{
+		Judges:        map[ID]*Judge{},
+		JudgeOrder:    []ID{},
+		Projects:      map[ID]*Project{},
+		Flags:         []Flag{},
+		Log:           []string{},
+		AdminSessions: map[string]int64{},
+		Content:       newContent(),
+	}
+	// The options id of a new server is fixed so that two fresh servers agree.
+	s.OptionsID = ID{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}
+	s.Options = DefaultOptions(s.OptionsID)
+	s.reindex()
+	return s
+}
+
+// reindex rebuilds the unexported indexes from the exported fields and fills in nil
+// collections (after a snapshot restore).
+func (s *State) reindex() {
+	if s.Judges == nil {
+		s.Judges = map[ID]*Judge{}
+	}
+	if s.JudgeOrder == nil {
+		s.JudgeOrder = []ID{}
+	}
+	if s.Projects == nil {
+		s.Projects = map[ID]*Project{}
+	}
+	if s.Flags == nil {
+		s.Flags = []Flag{}
+	}
+	if s.Log == nil {
+		s.Log = []string{}
+	}
+	if s.AdminSessions == nil {
+		s.AdminSessions = map[string]int64{}
+	}
+	s.Content.fill()
+	s.codeIndex = make(map[string]ID, len(s.Judges))
+	s.tokenIndex = make(map[string]ID, len(s.Judges))
+	for id, j := range s.Judges {
+		if j.Skipped == nil {
+			j.Skipped = map[ID]bool{}
+		}
+		if j.SeenProjects == nil {
+			j.SeenProjects = []SeenProject{}
+		}
+		if j.Rankings == nil {
+			j.Rankings = []ID{}
+		}
+		s.codeIndex[j.Code] = id
+		if j.TokenHash != "" {
+			s.tokenIndex[j.TokenHash] = id
+		}
+	}
+	s.locIndex = make(map[int]ID, len(s.Projects))
+	for id, p := range s.Projects {
+		if p.TrackSeen == nil {
+			p.TrackSeen = map[string]int{}
+		}
+		if p.ChallengeList == nil {
+			p.ChallengeList = []string{}
+		}
+		s.locIndex[p.Location] = id
+	}
+	for _, fn := range reindexHooks {
+		fn(s)
+	}
+}
+
+// reindexHooks lets other files of the engine rebuild their own derived data after a
+// restore (for example the judging issue's pair-comparison counts).
+var reindexHooks []func(*State)
+
+// JudgeByToken returns the judge whose session token hashes to tokenHash.
+func (s *State) JudgeByToken(tokenHash string) (*Judge, bool) {
+	if tokenHash == "" {
+		return nil, false
+	}
+	id, ok := s.tokenIndex[tokenHash]
+	if !ok {
+		return nil, false
+	}
+	j, ok := s.Judges[id]
+	return j, ok
+}
+
+// JudgeByCode returns the judge with the given login code.
+func (s *State) JudgeByCode(code string) (*Judge, bool) {
+	id, ok := s.codeIndex[code]
+	if !ok {
+		return nil, false
+	}
+	j, ok := s.Judges[id]
+	return j, ok
+}
+
+// ProjectAt returns the project at table loc.
+func (s *State) ProjectAt(loc int) (*Project, bool) {
+	id, ok := s.locIndex[loc]
+	if !ok {
+		return nil, false
+	}
+	p, ok := s.Projects[id]
+	return p, ok
+}
+
+// ProjectsByLocation returns all projects sorted by table number.
+func (s *State) ProjectsByLocation() []*Project {
+	out := make([]*Project, 0, len(s.Projects))
+	for _, p := range s.Projects {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].Location != out[b].Location {
+			return out[a].Location < out[b].Location
+		}
+		return out[a].Created < out[b].Created
+	})
+	return out
+}
+
+// JudgesInOrder returns the judges in creation order.
+func (s *State) JudgesInOrder() []*Judge {
+	out := make([]*Judge, 0, len(s.JudgeOrder))
+	for _, id := range s.JudgeOrder {
+		if j, ok := s.Judges[id]; ok {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// IsGeneral reports whether j judges as a general judge (no track, or tracks off).
+func (s *State) IsGeneral(j *Judge) bool {
+	return j.Track == "" || !s.Options.JudgeTracks
+}
+
+// GroupOfTable returns the project group of table number loc (SPEC §4: group_sizes[i]
+// consecutive tables form group i starting at table 1; tables beyond fall in the last).
+func (o *Options) GroupOfTable(loc int) int {
+	if o.NumGroups <= 1 || len(o.GroupSizes) == 0 {
+		return 0
+	}
+	end := 0
+	for i, n := range o.GroupSizes {
+		end += n
+		if loc <= end {
+			return i
+		}
+	}
+	return len(o.GroupSizes) - 1
+}
+
+// maxLocation returns the highest table number in use (0 when there are no projects).
+func (s *State) maxLocation() int {
+	m := 0
+	for loc := range s.locIndex {
+		if loc > m {
+			m = loc
+		}
+	}
+	return m
+}

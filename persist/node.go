@@ -1,0 +1,487 @@
+package persist
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"podium/engine"
+)
+
+// ErrReadOnly is returned for every change after the journal could not be written.
+var ErrReadOnly = errors.New("storage failure: the server is read-only")
+
+// ErrClosed is returned for changes submitted after shutdown began.
+var ErrClosed = errors.New("server is shutting down")
+
+// Observer receives measurements of the writer loop (implemented by package metrics).
+type Observer interface {
+	CommandApplied(kind string, ok bool, d time.Duration)
+	JournalCommitted(records int, d time.Duration)
+	QueueDepth(n int)
+	SnapshotWritten(size int, d time.Duration)
+}
+
+type nopObserver struct{}
+
+func (nopObserver) CommandApplied(string, bool, time.Duration) {}
+func (nopObserver) JournalCommitted(int, time.Duration)        {}
+func (nopObserver) QueueDepth(int)                             {}
+func (nopObserver) SnapshotWritten(int, time.Duration)         {}
+
+// Options configure a Node.
+type Options struct {
+	// SnapshotEvery and SnapshotInterval trigger periodic snapshots (defaults 10,000
+	// commands and 5 minutes).
+	SnapshotEvery    uint64
+	SnapshotInterval time.Duration
+	Log              zerolog.Logger
+	Observer         Observer
+	// Now returns the current time; tests may replace it.
+	Now func() time.Time
+}
+
+// Node is the single writer: it owns the engine, applies every command in order,
+// journals each batch with one fsync (group commit) and only then releases results and
+// events.
+type Node struct {
+	dir  string
+	eng  *engine.Engine
+	st   *Store
+	opts Options
+	log  zerolog.Logger
+
+	in       chan *request
+	quit     chan struct{}
+	loopDone chan struct{}
+	closing  atomic.Bool
+	failed   atomic.Pointer[error]
+
+	sinkMu sync.RWMutex
+	sink   func([]engine.Event)
+
+	lastTime     int64 // writer only
+	snapSeq      uint64
+	snapAt       time.Time
+	snapBusy     atomic.Bool
+	snapWG       sync.WaitGroup
+	recoveredAt  int64
+	closeOnce    sync.Once
+	backupSerial atomic.Uint64
+}
+
+type request struct {
+	env *engine.Envelope
+	// fn, when set, runs in the writer between batches instead of a command.
+	fn func()
+	// backupBefore writes a backup of the state just before the command applies.
+	backupBefore bool
+	backupName   string
+
+	res    any
+	err    error
+	events []engine.Event
+	done   chan struct{}
+}
+
+const maxBatch = 512
+
+// Open opens the store in dir, recovers the state (snapshot + journal) and starts the
+// writer loop.
+func Open(dir string, opts Options) (*Node, error) {
+	if opts.SnapshotEvery == 0 {
+		opts.SnapshotEvery = 10000
+	}
+	if opts.SnapshotInterval == 0 {
+		opts.SnapshotInterval = 5 * time.Minute
+	}
+	if opts.Observer == nil {
+		opts.Observer = nopObserver{}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	st, err := OpenStore(dir, opts.Log)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{
+		dir: dir, eng: engine.New(), st: st, opts: opts, log: opts.Log,
+		in: make(chan *request, 8192), quit: make(chan struct{}), loopDone: make(chan struct{}),
+	}
+	if err := n.recover(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	n.snapAt = opts.Now()
+	go n.loop()
+	return n, nil
+}
+
+// recover loads the latest snapshot and replays the journal after it.
+func (n *Node) recover() error {
+	start := time.Now()
+	data, ptr, found, err := n.st.loadSnapshot()
+	if err != nil {
+		return fmt.Errorf("recovery: %w", err)
+	}
+	if found {
+		if err := n.eng.Restore(data); err != nil {
+			return fmt.Errorf("recovery: snapshot %d: %w", ptr.ID, err)
+		}
+		if got := n.eng.Applied(); got != ptr.Seq {
+			return fmt.Errorf("recovery: snapshot says sequence %d but holds %d", ptr.Seq, got)
+		}
+		n.snapSeq = ptr.Seq
+		n.recoveredAt = ptr.SavedAt
+	}
+	replayed := 0
+	last, torn, err := n.st.replayJournal(n.snapSeq, func(seq uint64, payload []byte) error {
+		var env engine.Envelope
+		if err := json.Unmarshal(payload, &env); err != nil {
+			return fmt.Errorf("decode: %w", err)
+		}
+		if _, _, err := n.eng.Apply(&env); err != nil {
+			return fmt.Errorf("apply %s: %w", env.Cmd.Kind(), err)
+		}
+		if got := n.eng.Applied(); got != seq {
+			return fmt.Errorf("engine is at sequence %d after applying record %d", got, seq)
+		}
+		if env.Time > n.recoveredAt {
+			n.recoveredAt = env.Time
+		}
+		replayed++
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("recovery: %w", err)
+	}
+	if torn {
+		n.log.Warn().Uint64("after", last).Msg("discarded a torn final journal record")
+	}
+	n.eng.Read(func(s *engine.State) { n.lastTime = s.LastTime })
+	n.log.Info().Uint64("snapshot_seq", n.snapSeq).Int("replayed", replayed).
+		Dur("took", time.Since(start)).Msg("state recovered")
+	return nil
+}
+
+// RecoveredAt is the last moment (ms) the previous run is known to have been up: the
+// time of its last command or snapshot. 0 for a new data directory.
+func (n *Node) RecoveredAt() int64 { return n.recoveredAt }
+
+// SetEventSink sets the function that receives events after they are durable. It is
+// called from the writer goroutine and must not block.
+func (n *Node) SetEventSink(fn func([]engine.Event)) {
+	n.sinkMu.Lock()
+	n.sink = fn
+	n.sinkMu.Unlock()
+}
+
+// Read runs fn under the engine's read lock.
+func (n *Node) Read(fn func(s *engine.State)) { n.eng.Read(fn) }
+
+// Ready reports whether the node accepts changes.
+func (n *Node) Ready() bool { return n.failed.Load() == nil && !n.closing.Load() }
+
+// Failure returns the storage error that made the node read-only, if any.
+func (n *Node) Failure() error {
+	if p := n.failed.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Submit applies a command and returns its result once it is durable.
+func (n *Node) Submit(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, error) {
+	return n.submit(ctx, &request{env: &engine.Envelope{Actor: actor, Cmd: cmd, Seed: randomSeed()}})
+}
+
+// SubmitWithBackup is Submit for destructive commands (resets): a backup of the state
+// just before the command is written first, and its name returned.
+func (n *Node) SubmitWithBackup(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, string, error) {
+	r := &request{env: &engine.Envelope{Actor: actor, Cmd: cmd, Seed: randomSeed()}, backupBefore: true}
+	res, err := n.submit(ctx, r)
+	return res, r.backupName, err
+}
+
+func (n *Node) submit(ctx context.Context, r *request) (any, error) {
+	if err := n.Failure(); err != nil {
+		return nil, ErrReadOnly
+	}
+	if n.closing.Load() {
+		return nil, ErrClosed
+	}
+	r.done = make(chan struct{})
+	select {
+	case n.in <- r:
+	case <-n.quit:
+		return nil, ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	<-r.done // once queued, the command is applied or refused; wait for the outcome
+	return r.res, r.err
+}
+
+// do runs fn in the writer goroutine between batches and waits for it.
+func (n *Node) do(fn func()) error {
+	r := &request{fn: fn, done: make(chan struct{})}
+	select {
+	case n.in <- r:
+	case <-n.quit:
+		return ErrClosed
+	}
+	<-r.done
+	return nil
+}
+
+func randomSeed() uint64 {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+func (n *Node) loop() {
+	defer close(n.loopDone)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	batch := make([]*request, 0, maxBatch)
+	for {
+		select {
+		case r := <-n.in:
+			batch = append(batch[:0], r)
+		drain:
+			for len(batch) < maxBatch {
+				select {
+				case r := <-n.in:
+					batch = append(batch, r)
+				default:
+					break drain
+				}
+			}
+			n.opts.Observer.QueueDepth(len(n.in))
+			n.process(batch)
+			n.maybeSnapshot(false)
+		case <-tick.C:
+			n.maybeSnapshot(false)
+		case <-n.quit:
+			// Refuse whatever is still queued.
+			for {
+				select {
+				case r := <-n.in:
+					r.err = ErrClosed
+					close(r.done)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// process applies a batch: commands in order, one journal commit for all of them, then
+// results and events. Function requests and backup-first commands split the batch.
+func (n *Node) process(batch []*request) {
+	start := 0
+	for i, r := range batch {
+		if r.fn != nil || r.backupBefore {
+			n.commitGroup(batch[start:i])
+			if r.fn != nil {
+				r.fn()
+				close(r.done)
+			} else {
+				n.backupThenApply(r)
+			}
+			start = i + 1
+		}
+	}
+	n.commitGroup(batch[start:])
+}
+
+func (n *Node) stamp(env *engine.Envelope) {
+	now := n.opts.Now().UnixMilli()
+	if now < n.lastTime {
+		now = n.lastTime // keep command times monotonic even if the wall clock steps back
+	}
+	n.lastTime = now
+	env.Time = now
+}
+
+func (n *Node) commitGroup(group []*request) {
+	if len(group) == 0 {
+		return
+	}
+	recs := make([]Record, 0, len(group))
+	applied := group[:0:0]
+	for _, r := range group {
+		if err := n.Failure(); err != nil {
+			r.err = ErrReadOnly
+			continue
+		}
+		n.stamp(r.env)
+		t0 := time.Now()
+		res, evs, err := n.eng.Apply(r.env)
+		n.opts.Observer.CommandApplied(r.env.Cmd.Kind(), err == nil, time.Since(t0))
+		if err != nil {
+			r.err = err
+			var ee *engine.Error
+			if !errors.As(err, &ee) {
+				n.log.Error().Err(err).Str("command", r.env.Cmd.Kind()).Msg("command failed")
+			}
+			continue
+		}
+		payload, err := json.Marshal(r.env)
+		if err != nil {
+			// Cannot happen for well-formed commands; treat it as a storage failure.
+			n.fail(fmt.Errorf("encode journal record: %w", err))
+			r.err = ErrReadOnly
+			continue
+		}
+		r.res, r.events = res, evs
+		recs = append(recs, Record{Seq: n.eng.Applied(), Payload: payload})
+		applied = append(applied, r)
+	}
+	if len(recs) > 0 {
+		t0 := time.Now()
+		err := n.st.Append(recs)
+		n.opts.Observer.JournalCommitted(len(recs), time.Since(t0))
+		if err != nil {
+			n.fail(err)
+			for _, r := range applied {
+				r.res, r.events, r.err = nil, nil, ErrReadOnly
+			}
+		}
+	}
+	var events []engine.Event
+	for _, r := range group {
+		events = append(events, r.events...)
+		close(r.done)
+	}
+	if len(events) > 0 {
+		n.sinkMu.RLock()
+		sink := n.sink
+		n.sinkMu.RUnlock()
+		if sink != nil {
+			sink(events)
+		}
+	}
+}
+
+func (n *Node) fail(err error) {
+	if n.failed.CompareAndSwap(nil, &err) {
+		n.log.Error().Err(err).Msg("journal write failed: the server is now read-only")
+	}
+}
+
+// backupThenApply writes a backup of the current state and then applies r alone. This
+// is the one place where the writer does I/O besides the journal: a reset must not
+// happen unless the state before it is safe on disk.
+func (n *Node) backupThenApply(r *request) {
+	if err := n.Failure(); err != nil {
+		r.err = ErrReadOnly
+		close(r.done)
+		return
+	}
+	data, seq, err := n.eng.Snapshot()
+	if err == nil {
+		r.backupName, err = n.writeBackup(data, seq, "pre-reset")
+	}
+	if err != nil {
+		n.log.Error().Err(err).Msg("backup before reset failed; reset refused")
+		r.err = fmt.Errorf("backup before reset failed: %w", err)
+		close(r.done)
+		return
+	}
+	n.commitGroup([]*request{r})
+}
+
+// maybeSnapshot starts a background snapshot when enough commands or time have passed.
+func (n *Node) maybeSnapshot(force bool) {
+	applied := n.eng.Applied()
+	if applied == n.snapSeq {
+		return
+	}
+	due := applied-n.snapSeq >= n.opts.SnapshotEvery || n.opts.Now().Sub(n.snapAt) >= n.opts.SnapshotInterval
+	if !force && !due {
+		return
+	}
+	if !n.snapBusy.CompareAndSwap(false, true) {
+		return
+	}
+	data, seq, err := n.eng.Snapshot()
+	if err != nil {
+		n.snapBusy.Store(false)
+		n.log.Error().Err(err).Msg("encode snapshot")
+		return
+	}
+	n.snapSeq, n.snapAt = seq, n.opts.Now()
+	savedAt := n.opts.Now().UnixMilli()
+	n.snapWG.Add(1)
+	go func() {
+		defer n.snapWG.Done()
+		defer n.snapBusy.Store(false)
+		n.writeSnapshot(data, seq, savedAt)
+	}()
+}
+
+func (n *Node) writeSnapshot(data []byte, seq uint64, savedAt int64) error {
+	t0 := time.Now()
+	if err := n.st.WriteSnapshot(data, seq, savedAt); err != nil {
+		n.log.Error().Err(err).Msg("snapshot write failed")
+		return err
+	}
+	n.opts.Observer.SnapshotWritten(len(data), time.Since(t0))
+	n.log.Info().Uint64("seq", seq).Int("bytes", len(data)).Dur("took", time.Since(t0)).Msg("snapshot written")
+	return nil
+}
+
+// Snapshot writes a full snapshot now and returns when it is on disk.
+func (n *Node) Snapshot() error {
+	var data []byte
+	var seq uint64
+	var err error
+	// Wait for a running background snapshot, then capture in the writer.
+	n.snapWG.Wait()
+	if e := n.do(func() {
+		data, seq, err = n.eng.Snapshot()
+		if err == nil {
+			n.snapSeq, n.snapAt = seq, n.opts.Now()
+		}
+	}); e != nil {
+		return e
+	}
+	if err != nil {
+		return err
+	}
+	return n.writeSnapshot(data, seq, n.opts.Now().UnixMilli())
+}
+
+// Close stops the writer, writes a final snapshot and closes the store.
+func (n *Node) Close() error {
+	var err error
+	n.closeOnce.Do(func() {
+		if n.Failure() == nil {
+			if e := n.Snapshot(); e != nil {
+				err = e
+			}
+		}
+		n.closing.Store(true)
+		close(n.quit)
+		<-n.loopDone
+		n.snapWG.Wait()
+		if e := n.st.Close(); e != nil && err == nil {
+			err = e
+		}
+	})
+	return err
+}

@@ -1,0 +1,403 @@
+// Package persist keeps Podium's state durable: a journal of applied commands and
+// periodic snapshots in Badger, the single-writer loop that applies commands with group
+// commit, recovery at startup, and backups.
+package persist
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/rs/zerolog"
+)
+
+// Key layout in Badger:
+//
+//	j/<seq:8 BE>          journal record: crc32c(payload) (4 bytes BE) + payload (JSON envelope)
+//	s/<id:8 BE>/<n:4 BE>  snapshot chunk n of snapshot id
+//	m/snapshot            pointer to the current snapshot (JSON snapPointer)
+var (
+	prefixJournal  = []byte("j/")
+	prefixSnapshot = []byte("s/")
+	keySnapPointer = []byte("m/snapshot")
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+const snapChunkSize = 1 << 20
+
+// snapPointer says which snapshot is current and which journal sequence it covers.
+type snapPointer struct {
+	ID      uint64 `json:"id"`
+	Seq     uint64 `json:"seq"`
+	Chunks  int    `json:"chunks"`
+	Size    int    `json:"size"`
+	SavedAt int64  `json:"saved_at"` // ms
+	CRC     uint32 `json:"crc"`
+}
+
+// Store is the Badger database holding journal and snapshots.
+type Store struct {
+	db     *badger.DB
+	snapMu sync.Mutex // one snapshot write at a time
+}
+
+// Record is one journal record to append.
+type Record struct {
+	Seq     uint64
+	Payload []byte
+}
+
+func journalKey(seq uint64) []byte {
+	k := make([]byte, len(prefixJournal)+8)
+	copy(k, prefixJournal)
+	binary.BigEndian.PutUint64(k[len(prefixJournal):], seq)
+	return k
+}
+
+func snapKey(id uint64, n int) []byte {
+	k := make([]byte, len(prefixSnapshot)+12)
+	copy(k, prefixSnapshot)
+	binary.BigEndian.PutUint64(k[2:], id)
+	binary.BigEndian.PutUint32(k[10:], uint32(n))
+	return k
+}
+
+func snapPrefix(id uint64) []byte {
+	k := make([]byte, len(prefixSnapshot)+8)
+	copy(k, prefixSnapshot)
+	binary.BigEndian.PutUint64(k[2:], id)
+	return k
+}
+
+// OpenStore opens (or creates) the Badger database in dir with settings sized for
+// Podium's small data and with synchronous writes (every commit is fsynced).
+func OpenStore(dir string, log zerolog.Logger) (*Store, error) {
+	opts := badger.DefaultOptions(dir).
+		WithSyncWrites(true).
+		WithMemTableSize(32 << 20).
+		WithNumMemtables(2).
+		WithBlockCacheSize(32 << 20).
+		WithValueLogFileSize(64 << 20).
+		WithNumVersionsToKeep(1).
+		WithNumCompactors(2).
+		WithDetectConflicts(false).
+		WithLogger(badgerLogger{log.With().Str("component", "badger").Logger()})
+	db, err := badger.Open(opts)
+	if err != nil {
+		return nil, fmt.Errorf("open badger in %s: %w", dir, err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the database.
+func (st *Store) Close() error { return st.db.Close() }
+
+// Journal record values: crc32c of the payload (4 bytes BE), a form byte, then either the
+// payload itself (recInline) or the number of parts (4 bytes BE, recParts) stored under
+// p/<seq>/<n> by earlier transactions. The j/ key is written last, so a record is only
+// there once all of it is.
+const (
+	recInline byte = 0
+	recParts  byte = 1
+	// maxInline keeps transactions well under Badger's limit (15% of the memtable).
+	maxInline = 1 << 20
+	// maxTxnBytes is how much one journal transaction carries before a new one starts.
+	maxTxnBytes = 2 << 20
+)
+
+var prefixParts = []byte("p/")
+
+func partKey(seq uint64, n int) []byte {
+	k := make([]byte, len(prefixParts)+12)
+	copy(k, prefixParts)
+	binary.BigEndian.PutUint64(k[2:], seq)
+	binary.BigEndian.PutUint32(k[10:], uint32(n))
+	return k
+}
+
+func encodeRecord(payload []byte) []byte {
+	b := make([]byte, 5+len(payload))
+	binary.BigEndian.PutUint32(b, crc32.Checksum(payload, crcTable))
+	b[4] = recInline
+	copy(b[5:], payload)
+	return b
+}
+
+// Append writes records and returns after they are fsynced. Small records share one
+// transaction (one fsync); big ones are split into parts first.
+func (st *Store) Append(recs []Record) error {
+	txn := st.db.NewTransaction(true)
+	defer func() { txn.Discard() }()
+	size := 0
+	for _, r := range recs {
+		var v []byte
+		if len(r.Payload) > maxInline {
+			n, err := st.writeParts(r.Seq, r.Payload)
+			if err != nil {
+				return err
+			}
+			v = make([]byte, 9)
+			binary.BigEndian.PutUint32(v, crc32.Checksum(r.Payload, crcTable))
+			v[4] = recParts
+			binary.BigEndian.PutUint32(v[5:], uint32(n))
+		} else {
+			v = encodeRecord(r.Payload)
+		}
+		if size+len(v) > maxTxnBytes && size > 0 {
+			if err := txn.Commit(); err != nil {
+				return fmt.Errorf("journal commit: %w", err)
+			}
+			txn = st.db.NewTransaction(true)
+			size = 0
+		}
+		if err := txn.Set(journalKey(r.Seq), v); err != nil {
+			return fmt.Errorf("journal set %d: %w", r.Seq, err)
+		}
+		size += len(v) + 16
+	}
+	if err := txn.Commit(); err != nil {
+		return fmt.Errorf("journal commit: %w", err)
+	}
+	return nil
+}
+
+func (st *Store) writeParts(seq uint64, payload []byte) (int, error) {
+	n := 0
+	for off := 0; off < len(payload); off += maxInline {
+		end := min(off+maxInline, len(payload))
+		part := payload[off:end]
+		if err := st.db.Update(func(txn *badger.Txn) error { return txn.Set(partKey(seq, n), part) }); err != nil {
+			return 0, fmt.Errorf("journal part %d/%d: %w", seq, n, err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// decodeRecord checks a record value and returns its payload (reading parts if needed).
+func (st *Store) decodeRecord(txn *badger.Txn, seq uint64, v []byte) ([]byte, bool) {
+	if len(v) < 5 {
+		return nil, false
+	}
+	want := binary.BigEndian.Uint32(v)
+	var payload []byte
+	switch v[4] {
+	case recInline:
+		payload = v[5:]
+	case recParts:
+		if len(v) != 9 {
+			return nil, false
+		}
+		n := int(binary.BigEndian.Uint32(v[5:]))
+		for i := 0; i < n; i++ {
+			item, err := txn.Get(partKey(seq, i))
+			if err != nil {
+				return nil, false
+			}
+			if err := item.Value(func(b []byte) error { payload = append(payload, b...); return nil }); err != nil {
+				return nil, false
+			}
+		}
+	default:
+		return nil, false
+	}
+	return payload, crc32.Checksum(payload, crcTable) == want
+}
+
+// WriteSnapshot stores a snapshot covering journal records up to seq, makes it current
+// atomically (pointer flip) and then drops the previous snapshot and the journal records
+// it covers.
+func (st *Store) WriteSnapshot(data []byte, seq uint64, savedAt int64) (err error) {
+	st.snapMu.Lock()
+	defer st.snapMu.Unlock()
+	old, hasOld, err := st.pointer()
+	if err != nil {
+		return err
+	}
+	if hasOld && old.Seq >= seq && old.Seq > 0 {
+		return nil // a newer (or the same) snapshot is already current
+	}
+	id := uint64(1)
+	if hasOld {
+		id = old.ID + 1
+	}
+	chunks := 0
+	for off := 0; off < len(data) || chunks == 0; off += snapChunkSize {
+		end := off + snapChunkSize
+		if end > len(data) {
+			end = len(data)
+		}
+		chunk := data[off:end]
+		if err := st.db.Update(func(txn *badger.Txn) error { return txn.Set(snapKey(id, chunks), chunk) }); err != nil {
+			return fmt.Errorf("write snapshot chunk: %w", err)
+		}
+		chunks++
+	}
+	ptr := snapPointer{ID: id, Seq: seq, Chunks: chunks, Size: len(data), SavedAt: savedAt, CRC: crc32.Checksum(data, crcTable)}
+	pb, _ := json.Marshal(ptr)
+	if err := st.db.Update(func(txn *badger.Txn) error { return txn.Set(keySnapPointer, pb) }); err != nil {
+		return fmt.Errorf("write snapshot pointer: %w", err)
+	}
+	// Clean up what the new snapshot makes unnecessary. Failures here only waste space.
+	if hasOld {
+		_ = st.deletePrefix(snapPrefix(old.ID), nil)
+	}
+	_ = st.deletePrefix(prefixJournal, journalKey(seq))
+	_ = st.deletePrefix(prefixParts, partKey(seq, 1<<31))
+	return nil
+}
+
+// deletePrefix deletes keys with the prefix, up to and including upTo when given.
+func (st *Store) deletePrefix(prefix, upTo []byte) error {
+	for {
+		var keys [][]byte
+		err := st.db.View(func(txn *badger.Txn) error {
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+			defer it.Close()
+			for it.Rewind(); it.Valid() && len(keys) < 1000; it.Next() {
+				k := it.Item().KeyCopy(nil)
+				if upTo != nil && string(k) > string(upTo) {
+					break
+				}
+				keys = append(keys, k)
+			}
+			return nil
+		})
+		if err != nil || len(keys) == 0 {
+			return err
+		}
+		if err := st.db.Update(func(txn *badger.Txn) error {
+			for _, k := range keys {
+				if err := txn.Delete(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if len(keys) < 1000 {
+			return nil
+		}
+	}
+}
+
+func (st *Store) pointer() (snapPointer, bool, error) {
+	var p snapPointer
+	found := false
+	err := st.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(keySnapPointer)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		found = true
+		return item.Value(func(v []byte) error { return json.Unmarshal(v, &p) })
+	})
+	if err != nil {
+		return p, false, fmt.Errorf("read snapshot pointer: %w", err)
+	}
+	return p, found, nil
+}
+
+// loadSnapshot returns the current snapshot, or found=false on a new store.
+func (st *Store) loadSnapshot() (data []byte, ptr snapPointer, found bool, err error) {
+	ptr, found, err = st.pointer()
+	if err != nil || !found {
+		return nil, ptr, found, err
+	}
+	data = make([]byte, 0, ptr.Size)
+	err = st.db.View(func(txn *badger.Txn) error {
+		for n := 0; n < ptr.Chunks; n++ {
+			item, err := txn.Get(snapKey(ptr.ID, n))
+			if err != nil {
+				return fmt.Errorf("snapshot %d chunk %d: %w", ptr.ID, n, err)
+			}
+			if err := item.Value(func(v []byte) error { data = append(data, v...); return nil }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, ptr, true, err
+	}
+	if len(data) != ptr.Size || crc32.Checksum(data, crcTable) != ptr.CRC {
+		return nil, ptr, true, fmt.Errorf("snapshot %d is corrupt (size or checksum mismatch)", ptr.ID)
+	}
+	return data, ptr, true, nil
+}
+
+// errTorn marks a bad final journal record.
+var errTorn = errors.New("torn final journal record")
+
+// replayJournal calls fn for every journal record after seq, in order. A record whose
+// checksum fails is tolerated (and deleted) only when it is the last one.
+func (st *Store) replayJournal(after uint64, fn func(seq uint64, payload []byte) error) (last uint64, torn bool, err error) {
+	var tornKey []byte
+	last = after
+	err = st.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixJournal, PrefetchValues: true, PrefetchSize: 64})
+		defer it.Close()
+		for it.Seek(journalKey(after + 1)); it.Valid(); it.Next() {
+			item := it.Item()
+			k := item.Key()
+			if len(k) != len(prefixJournal)+8 {
+				return fmt.Errorf("journal key of bad length %d", len(k))
+			}
+			seq := binary.BigEndian.Uint64(k[len(prefixJournal):])
+			if tornKey != nil {
+				return fmt.Errorf("journal record %d is corrupt and is not the last one: refusing to start (restore a backup)", seq-1)
+			}
+			if seq != last+1 {
+				return fmt.Errorf("journal gap: expected record %d, found %d", last+1, seq)
+			}
+			v, err := item.ValueCopy(nil)
+			if err != nil {
+				return fmt.Errorf("read journal record %d: %w", seq, err)
+			}
+			payload, ok := st.decodeRecord(txn, seq, v)
+			if !ok {
+				tornKey = item.KeyCopy(nil)
+				continue
+			}
+			if err := fn(seq, payload); err != nil {
+				return fmt.Errorf("replay journal record %d: %w", seq, err)
+			}
+			last = seq
+		}
+		return nil
+	})
+	if err != nil {
+		return last, false, err
+	}
+	if tornKey != nil {
+		if err := st.db.Update(func(txn *badger.Txn) error { return txn.Delete(tornKey) }); err != nil {
+			return last, true, fmt.Errorf("drop torn journal record: %w", err)
+		}
+		return last, true, nil
+	}
+	return last, false, nil
+}
+
+// badgerLogger routes Badger's log lines into zerolog.
+type badgerLogger struct{ l zerolog.Logger }
+
+func (b badgerLogger) Errorf(f string, a ...any)   { b.l.Error().Msgf(trimNL(f), a...) }
+func (b badgerLogger) Warningf(f string, a ...any) { b.l.Warn().Msgf(trimNL(f), a...) }
+func (b badgerLogger) Infof(f string, a ...any)    { b.l.Debug().Msgf(trimNL(f), a...) }
+func (b badgerLogger) Debugf(f string, a ...any)   { b.l.Trace().Msgf(trimNL(f), a...) }
+
+func trimNL(s string) string {
+	for len(s) > 0 && s[len(s)-1] == '\n' {
+		s = s[:len(s)-1]
+	}
+	return s
+}

@@ -1,0 +1,387 @@
+package transport
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"math/big"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/rs/zerolog"
+
+	"podium/engine"
+)
+
+const (
+	cookieJudge = "token"
+	cookieAdmin = "admin_session"
+
+	localJudge = "judge_id"
+	localAdmin = "admin"
+
+	adminFailLimit = 10
+)
+
+func (s *Server) routesAuth(api fiber.Router) {
+	api.Post("/judge/login", s.judgeLogin)
+	api.Post("/admin/login", s.adminLogin)
+	api.Post("/judge/auth", s.judgeAuth, ok)
+	api.Post("/admin/auth", s.adminAuth, ok)
+	api.Post("/judge/logout", s.judgeAuth, s.judgeLogout)
+	api.Post("/admin/logout", s.adminAuth, s.adminLogout)
+}
+
+// newToken returns n crypto-random bytes, URL-safe base64 encoded.
+func newToken(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// hashToken is how session tokens are stored: only their SHA-256.
+func hashToken(t string) string {
+	h := sha256.Sum256([]byte(t))
+	return hex.EncodeToString(h[:])
+}
+
+// newLoginCodes returns n crypto-random 8-digit codes (plus spares for collisions).
+func newLoginCodes(n int) []string {
+	out := make([]string, 0, n+8)
+	max := big.NewInt(100000000)
+	for i := 0; i < n+8; i++ {
+		v, err := rand.Int(rand.Reader, max)
+		if err != nil {
+			panic("crypto/rand failed: " + err.Error())
+		}
+		out = append(out, fmt.Sprintf("%08d", v.Int64()))
+	}
+	return out
+}
+
+func (s *Server) cookie(name, value string, maxAge int, sameSite string) *fiber.Cookie {
+	return &fiber.Cookie{
+		Name: name, Value: value, Path: "/", HTTPOnly: true, SameSite: sameSite,
+		Secure: s.cfg.SecureCookies || s.app.Config().Network == "tls", MaxAge: maxAge,
+	}
+}
+
+func (s *Server) judgeLogin(c *fiber.Ctx) error {
+	if err := s.throttle(c, s.judgeLimit, "judge_login"); err != nil {
+		return err
+	}
+	var req struct {
+		Code *string `json:"code"`
+	}
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	if err := need("code", req.Code != nil); err != nil {
+		return err
+	}
+	code := strings.TrimSpace(*req.Code)
+	var judge engine.ID
+	found := false
+	s.node.Read(func(st *engine.State) {
+		if j, ok := st.JudgeByCode(code); ok && subtle.ConstantTimeCompare([]byte(j.Code), []byte(code)) == 1 {
+			judge, found = j.ID, true
+		}
+	})
+	if !found || code == "" {
+		return &httpError{status: fiber.StatusUnauthorized, msg: "invalid login code"}
+	}
+	token := newToken(32)
+	if _, err := s.node.Submit(c.UserContext(), engine.JudgeActor(judge), &engine.JudgeLogin{Judge: judge, TokenHash: hashToken(token)}); err != nil {
+		return err
+	}
+	c.Cookie(s.cookie(cookieJudge, token, 0, fiber.CookieSameSiteLaxMode))
+	return c.JSON(fiber.Map{"token": token})
+}
+
+func (s *Server) adminLogin(c *fiber.Ctx) error {
+	ip := s.clientIP(c)
+	if n, retry := s.adminFails.peek("admin:" + ip); n >= adminFailLimit {
+		s.obs.Throttled("admin_login")
+		return &httpError{status: fiber.StatusTooManyRequests, msg: "too many failed logins; try again later", retryAfter: retry}
+	}
+	var req struct {
+		Password *string `json:"password"`
+	}
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	if err := need("password", req.Password != nil); err != nil {
+		return err
+	}
+	if !s.passwordOK(*req.Password) {
+		s.adminFails.hit("admin:" + ip)
+		return &httpError{status: fiber.StatusUnauthorized, msg: "invalid password"}
+	}
+	session := newToken(32)
+	if _, err := s.node.Submit(c.UserContext(), engine.Admin, &engine.AdminLogin{SessionHash: hashToken(session)}); err != nil {
+		return err
+	}
+	c.Cookie(s.cookie(cookieAdmin, session, engine.AdminSessionTTL/1000, fiber.CookieSameSiteStrictMode))
+	return ok(c)
+}
+
+func (s *Server) passwordOK(pw string) bool {
+	want := sha256.Sum256([]byte(s.cfg.AdminPassword))
+	got := sha256.Sum256([]byte(pw))
+	return s.cfg.AdminPassword != "" && subtle.ConstantTimeCompare(want[:], got[:]) == 1
+}
+
+func (s *Server) judgeLogout(c *fiber.Ctx) error {
+	id := judgeID(c)
+	if _, err := s.node.Submit(c.UserContext(), engine.JudgeActor(id), &engine.JudgeLogout{Judge: id}); err != nil {
+		return err
+	}
+	c.Cookie(s.cookie(cookieJudge, "", -1, fiber.CookieSameSiteLaxMode))
+	return ok(c)
+}
+
+func (s *Server) adminLogout(c *fiber.Ctx) error {
+	if v := c.Cookies(cookieAdmin); v != "" {
+		if _, err := s.node.Submit(c.UserContext(), engine.Admin, &engine.AdminLogout{SessionHash: hashToken(v)}); err != nil {
+			return err
+		}
+	}
+	c.Cookie(s.cookie(cookieAdmin, "", -1, fiber.CookieSameSiteStrictMode))
+	return ok(c)
+}
+
+// bearerOrCookie returns the judge token from "Authorization: Bearer" or the cookie.
+func bearerOrCookie(c *fiber.Ctx) string {
+	if h := c.Get(fiber.HeaderAuthorization); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return c.Cookies(cookieJudge)
+}
+
+// judgeFromToken returns the judge whose session token is token.
+func (s *Server) judgeFromToken(token string) (engine.ID, bool) {
+	if token == "" {
+		return engine.ID{}, false
+	}
+	h := hashToken(token)
+	var id engine.ID
+	found := false
+	s.node.Read(func(st *engine.State) {
+		if j, ok := st.JudgeByToken(h); ok && subtle.ConstantTimeCompare([]byte(j.TokenHash), []byte(h)) == 1 {
+			id, found = j.ID, true
+		}
+	})
+	return id, found
+}
+
+// judgeAuth lets only logged-in judges through and remembers who they are.
+func (s *Server) judgeAuth(c *fiber.Ctx) error {
+	id, ok := s.judgeFromToken(bearerOrCookie(c))
+	if !ok {
+		return errUnauthorized
+	}
+	c.Locals(localJudge, id)
+	return c.Next()
+}
+
+// adminFromRequest checks the admin session cookie or Basic credentials.
+func (s *Server) adminFromRequest(c *fiber.Ctx) bool {
+	if h := c.Get(fiber.HeaderAuthorization); len(h) > 6 && strings.EqualFold(h[:6], "basic ") {
+		raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(h[6:]))
+		if err != nil {
+			return false
+		}
+		user, pw, found := strings.Cut(string(raw), ":")
+		return found && subtle.ConstantTimeCompare([]byte(user), []byte("admin")) == 1 && s.passwordOK(pw)
+	}
+	v := c.Cookies(cookieAdmin)
+	if v == "" {
+		return false
+	}
+	h := hashToken(v)
+	now := time.Now().UnixMilli()
+	valid := false
+	s.node.Read(func(st *engine.State) { valid = st.AdminSessionValid(h, now) })
+	return valid
+}
+
+// adminAuth lets only admins through. Failed Basic credentials count as failed logins.
+func (s *Server) adminAuth(c *fiber.Ctx) error {
+	if !s.adminFromRequest(c) {
+		if strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderAuthorization)), "basic ") {
+			ip := s.clientIP(c)
+			if n, retry := s.adminFails.peek("admin:" + ip); n >= adminFailLimit {
+				s.obs.Throttled("admin_login")
+				return &httpError{status: fiber.StatusTooManyRequests, msg: "too many failed logins; try again later", retryAfter: retry}
+			}
+			s.adminFails.hit("admin:" + ip)
+		}
+		return errUnauthorized
+	}
+	c.Locals(localAdmin, true)
+	return c.Next()
+}
+
+// judgeOrAdmin accepts either level (GET /api/admin/timer).
+func (s *Server) judgeOrAdmin(c *fiber.Ctx) error {
+	if id, ok := s.judgeFromToken(bearerOrCookie(c)); ok {
+		c.Locals(localJudge, id)
+		return c.Next()
+	}
+	if s.adminFromRequest(c) {
+		c.Locals(localAdmin, true)
+		return c.Next()
+	}
+	return errUnauthorized
+}
+
+// judgeID returns the authenticated judge of the request.
+func judgeID(c *fiber.Ctx) engine.ID {
+	id, _ := c.Locals(localJudge).(engine.ID)
+	return id
+}
+
+// actorOf returns who is making the request, for commands and the audit log.
+func actorOf(c *fiber.Ctx) engine.Actor {
+	if id, ok := c.Locals(localJudge).(engine.ID); ok {
+		return engine.JudgeActor(id)
+	}
+	if v, _ := c.Locals(localAdmin).(bool); v {
+		return engine.Admin
+	}
+	return engine.Public
+}
+
+// throttle applies the options' login throttling (max_req_per_min, block_reqs) to the
+// judge login and QR routes.
+func (s *Server) throttle(c *fiber.Ctx, l *limiter, route string) error {
+	var max int
+	var blocked bool
+	s.node.Read(func(st *engine.State) { max, blocked = st.Options.MaxReqPerMin, st.Options.BlockReqs })
+	if blocked {
+		s.obs.Throttled(route)
+		return &httpError{status: fiber.StatusTooManyRequests, msg: "requests are blocked by the organisers", retryAfter: 60}
+	}
+	n, retry := l.hit(route + ":" + s.clientIP(c))
+	if n > max {
+		s.obs.Throttled(route)
+		return &httpError{status: fiber.StatusTooManyRequests, msg: "too many requests; try again later", retryAfter: retry}
+	}
+	return nil
+}
+
+// limiter counts hits per key in fixed windows.
+type limiter struct {
+	mu     sync.Mutex
+	window time.Duration
+	hits   map[string]*window
+	sweep  time.Time
+}
+
+type window struct {
+	start time.Time
+	n     int
+}
+
+func newLimiter(w time.Duration) *limiter {
+	return &limiter{window: w, hits: map[string]*window{}}
+}
+
+// hit counts one hit and returns the count in the current window and the seconds until
+// the window ends.
+func (l *limiter) hit(key string) (int, int) { return l.add(key, 1) }
+
+// peek returns the count without adding.
+func (l *limiter) peek(key string) (int, int) { return l.add(key, 0) }
+
+func (l *limiter) add(key string, d int) (int, int) {
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.sweep) > l.window {
+		for k, w := range l.hits {
+			if now.Sub(w.start) >= l.window {
+				delete(l.hits, k)
+			}
+		}
+		l.sweep = now
+	}
+	w, ok := l.hits[key]
+	if !ok || now.Sub(w.start) >= l.window {
+		if d == 0 {
+			return 0, 0
+		}
+		w = &window{start: now}
+		l.hits[key] = w
+	}
+	w.n += d
+	retry := int((l.window - now.Sub(w.start) + time.Second - 1) / time.Second)
+	if retry < 1 {
+		retry = 1
+	}
+	return w.n, retry
+}
+
+// parseProxies reads TRUSTED_PROXIES (IPs or CIDRs).
+func parseProxies(list []string, log zerolog.Logger) []*net.IPNet {
+	var out []*net.IPNet
+	for _, p := range list {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !strings.Contains(p, "/") {
+			if ip := net.ParseIP(p); ip != nil {
+				if ip.To4() != nil {
+					p += "/32"
+				} else {
+					p += "/128"
+				}
+			}
+		}
+		_, n, err := net.ParseCIDR(p)
+		if err != nil {
+			log.Warn().Str("entry", p).Msg("ignoring invalid TRUSTED_PROXIES entry")
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func (s *Server) trusted(ip net.IP) bool {
+	for _, n := range s.proxies {
+		if n.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// clientIP is the socket peer, or, when the peer is a trusted proxy, the right-most
+// X-Forwarded-For address that is not itself a trusted proxy.
+func (s *Server) clientIP(c *fiber.Ctx) string {
+	peer := c.Context().RemoteIP()
+	if len(s.proxies) == 0 || !s.trusted(peer) {
+		return peer.String()
+	}
+	parts := strings.Split(c.Get(fiber.HeaderXForwardedFor), ",")
+	for i := len(parts) - 1; i >= 0; i-- {
+		ip := net.ParseIP(strings.TrimSpace(parts[i]))
+		if ip == nil {
+			break
+		}
+		if !s.trusted(ip) {
+			return ip.String()
+		}
+	}
+	return peer.String()
+}

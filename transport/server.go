@@ -1,0 +1,178 @@
+// Package transport serves Podium over HTTP (Fiber) and websockets: routes, auth,
+// request parsing, CSV, and the realtime hub.
+package transport
+
+import (
+	"context"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/cors"
+	"github.com/rs/zerolog"
+
+	"podium/engine"
+)
+
+// Node is what the server needs from the single-writer state owner (persist.Node).
+type Node interface {
+	Submit(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, error)
+	SubmitWithBackup(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, string, error)
+	Read(fn func(s *engine.State))
+	Ready() bool
+	Backup() (string, error)
+	BackupPath(name string) (string, error)
+	Snapshot() error
+	SetEventSink(fn func([]engine.Event))
+}
+
+// SMTPConfig holds the mail settings of SPEC §10.
+type SMTPConfig struct {
+	Host     string
+	Port     int
+	Username string
+	Password string
+	From     string
+	FromName string
+}
+
+// Config is the server's configuration (SPEC §11).
+type Config struct {
+	DataDir          string
+	AdminPassword    string
+	PublicAPIKey     string
+	PublicURL        string
+	SMTP             SMTPConfig
+	CORSOrigins      []string
+	TrustedProxies   []string
+	MaxWSConnections int
+	// SecureCookies marks cookies Secure (set when PUBLIC_URL is https or TLS is used).
+	SecureCookies bool
+}
+
+// HTTPObserver receives request measurements (implemented by package metrics).
+type HTTPObserver interface {
+	Request(route, method string, code int, d time.Duration)
+	Throttled(route string)
+}
+
+type nopHTTPObserver struct{}
+
+func (nopHTTPObserver) Request(string, string, int, time.Duration) {}
+func (nopHTTPObserver) Throttled(string)                           {}
+
+// Server is Podium's HTTP server.
+type Server struct {
+	app     *fiber.App
+	node    Node
+	cfg     Config
+	log     zerolog.Logger
+	obs     HTTPObserver
+	proxies []*net.IPNet
+
+	judgeLimit *limiter // judge login
+	qrLimit    *limiter // QR routes
+	adminFails *limiter // failed admin logins
+
+	ext extensions
+}
+
+// extensions holds the parts other files plug in (hub, outbox, content cache, ...).
+// Each is optional so that the server works before they exist.
+type extensions struct {
+	shutdown []func(ctx context.Context) error
+}
+
+// Option customises a Server.
+type Option func(*Server)
+
+// WithObserver sets the HTTP metrics observer.
+func WithObserver(o HTTPObserver) Option { return func(s *Server) { s.obs = o } }
+
+// New builds the server and its routes.
+func New(cfg Config, node Node, log zerolog.Logger, opts ...Option) *Server {
+	if cfg.MaxWSConnections == 0 {
+		cfg.MaxWSConnections = 20000
+	}
+	if strings.HasPrefix(strings.ToLower(cfg.PublicURL), "https://") {
+		cfg.SecureCookies = true
+	}
+	s := &Server{
+		node: node, cfg: cfg, log: log, obs: nopHTTPObserver{},
+		judgeLimit: newLimiter(time.Minute),
+		qrLimit:    newLimiter(time.Minute),
+		adminFails: newLimiter(time.Minute),
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	s.proxies = parseProxies(cfg.TrustedProxies, log)
+	s.app = fiber.New(fiber.Config{
+		AppName:               "podium",
+		DisableStartupMessage: true,
+		Immutable:             true, // request strings and bodies outlive handlers (commands, events)
+		BodyLimit:             maxBulkContentBody + (1 << 20),
+		ReadBufferSize:        16 << 10,
+		ErrorHandler:          s.handleError,
+		ReadTimeout:           60 * time.Second,
+		IdleTimeout:           120 * time.Second,
+	})
+	s.routes()
+	return s
+}
+
+// App returns the Fiber app (for tests and for mounting extra listeners).
+func (s *Server) App() *fiber.App { return s.app }
+
+func (s *Server) routes() {
+	app := s.app
+	app.Use(s.requestLog)
+	if len(s.cfg.CORSOrigins) > 0 {
+		app.Use(cors.New(cors.Config{
+			AllowOrigins:     strings.Join(s.cfg.CORSOrigins, ","),
+			AllowCredentials: true,
+			AllowHeaders:     "Origin, Content-Type, Accept, Authorization, X-API-Key",
+		}))
+	}
+	app.Use(s.bodyLimit)
+
+	app.Get("/healthz", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"ok": 1}) })
+	app.Get("/readyz", s.readyz)
+
+	api := app.Group("/api")
+	api.Get("/", func(c *fiber.Ctx) error { return ok(c) })
+	s.routesAuth(api)
+	s.routesJudges(api)
+	s.routesProjects(api)
+	s.routesAdmin(api)
+	s.routesJudging(api)
+	s.routesImportExport(api)
+	s.routesContent(app)
+	s.routesRealtime(app)
+	s.routesWeb(app)
+}
+
+func (s *Server) readyz(c *fiber.Ctx) error {
+	if !s.node.Ready() {
+		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"error": "not ready: storage unavailable or shutting down"})
+	}
+	return c.JSON(fiber.Map{"ok": 1})
+}
+
+// Listen serves on ln until Shutdown.
+func (s *Server) Listen(ln net.Listener) error { return s.app.Listener(ln) }
+
+// Shutdown stops accepting connections, waits for in-flight requests (up to ctx's
+// deadline) and stops the extensions (websockets, outbox).
+func (s *Server) Shutdown(ctx context.Context) error {
+	for _, fn := range s.ext.shutdown {
+		_ = fn(ctx)
+	}
+	return s.app.ShutdownWithContext(ctx)
+}
+
+// onShutdown registers fn to run when the server shuts down.
+func (s *Server) onShutdown(fn func(ctx context.Context) error) {
+	s.ext.shutdown = append(s.ext.shutdown, fn)
+}
