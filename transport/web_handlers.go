@@ -1,6 +1,104 @@
 package transport
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"path"
+	"strings"
 
-// routesWeb registers the embedded web app.
-func (s *Server) routesWeb(r fiber.Router) {}
+	"github.com/gofiber/fiber/v2"
+)
+
+// webFiles holds the judge app, the admin dashboard and the expo display: plain HTML,
+// CSS and JavaScript modules, served as they are (no build step).
+//
+//go:embed web
+var webFiles embed.FS
+
+// webAsset is one embedded file, prepared once at startup.
+type webAsset struct {
+	body  []byte
+	ctype string
+	etag  string
+}
+
+// webContentTypes lists the types we serve; the system MIME table is not consulted so
+// that the answer is the same on every machine.
+var webContentTypes = map[string]string{
+	".html": "text/html; charset=utf-8",
+	".js":   "text/javascript; charset=utf-8",
+	".css":  "text/css; charset=utf-8",
+	".svg":  "image/svg+xml",
+	".png":  "image/png",
+	".ico":  "image/x-icon",
+	".json": "application/json",
+}
+
+// webCSP keeps the pages to their own scripts and styles: user-supplied text is only
+// ever inserted as text, and this is the second line of defence.
+const webCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// loadWebAssets reads every embedded file into memory with its type and ETag.
+func loadWebAssets() map[string]*webAsset {
+	out := map[string]*webAsset{}
+	_ = fs.WalkDir(webFiles, "web", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := webFiles.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		ct, known := webContentTypes[path.Ext(p)]
+		if !known {
+			ct = "application/octet-stream"
+		}
+		sum := sha256.Sum256(b)
+		out[strings.TrimPrefix(p, "web/")] = &webAsset{body: b, ctype: ct, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		return nil
+	})
+	return out
+}
+
+// routesWeb registers the embedded web app: the judge app at / and /join, the admin
+// dashboard at /admin, the expo display at /expo and their files under /static/.
+func (s *Server) routesWeb(r fiber.Router) {
+	assets := loadWebAssets()
+	page := func(name string) fiber.Handler {
+		a := assets[name]
+		return func(c *fiber.Ctx) error { return sendAsset(c, a, true) }
+	}
+	r.Get("/", page("judge.html"))
+	r.Get("/join", page("judge.html"))
+	r.Get("/admin", page("admin.html"))
+	r.Get("/expo", page("expo.html"))
+	r.Get("/static/*", func(c *fiber.Ctx) error {
+		name := c.Params("*")
+		a, found := assets["static/"+name]
+		if !found || strings.Contains(name, "..") {
+			return notFound("no such file")
+		}
+		return sendAsset(c, a, false)
+	})
+}
+
+// sendAsset answers with an embedded file, honouring If-None-Match. Browsers revalidate
+// every time (no-cache), so a new binary's files are picked up at once.
+func sendAsset(c *fiber.Ctx, a *webAsset, html bool) error {
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set(fiber.HeaderETag, a.etag)
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	if html {
+		c.Set(fiber.HeaderContentSecurityPolicy, webCSP)
+		c.Set(fiber.HeaderReferrerPolicy, "same-origin")
+		c.Set(fiber.HeaderXFrameOptions, "DENY")
+	}
+	if inm := c.Get(fiber.HeaderIfNoneMatch); inm != "" && strings.Contains(inm, a.etag) {
+		return c.SendStatus(fiber.StatusNotModified)
+	}
+	c.Set(fiber.HeaderContentType, a.ctype)
+	return c.Send(a.body)
+}
