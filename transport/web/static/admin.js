@@ -195,7 +195,7 @@ function renderClock() {
   st.textContent = A.clock.running ? 'running' : 'paused';
   $('#clock-start').disabled = A.clock.running;
   $('#clock-pause').disabled = !A.clock.running;
-  $('#clock-start').textContent = A.clock.time > 0 ? 'Resume' : 'Start';
+  $('#clock-start').textContent = A.clock.time >= 1000 ? 'Resume' : 'Start';
 }
 
 async function clockCmd(what) {
@@ -294,7 +294,7 @@ class DataTable {
     this.query = '';
     const searchId = `${name}-search`;
     this.searchInput = h('input', {
-      type: 'search', id: searchId, placeholder: 'Name, email, table…',
+      type: 'search', id: searchId, placeholder: name === 'judges' ? 'Name, email, code, track…' : 'Name, table, challenge…',
       oninput: () => { this.query = this.searchInput.value.toLowerCase(); this.render(); },
     });
     this.count = h('span', { class: 'hint', 'aria-live': 'polite' });

@@ -485,7 +485,7 @@ function judgedItem(p, idx, n) {
     if (!locked) handle.addEventListener('pointerdown', (ev) => startDrag(ev, li));
     line.append(handle, h('span', { class: 'rank-no' }, `${idx + 1}.`));
   }
-  line.append(h('span', { class: 'name' }, p.name, ' ', h('span', { class: 'hint' }, `· Table ${p.location}`)), star);
+  line.append(h('span', { class: 'name' }, p.name, h('span', { class: 'hint' }, `Table ${p.location}`)), star);
   const btns = h('div', { class: 'rank-buttons' });
   if (idx >= 0) {
     btns.append(
