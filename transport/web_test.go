@@ -356,6 +356,38 @@ func TestWebApp(t *testing.T) {
 		})
 	})
 
+	t.Run("JudgeLiveStates", func(t *testing.T) {
+		ts := startServer(t)
+		ts.must(200, "POST", "/api/admin/options", map[string]any{"multi_group": true, "num_groups": 2, "group_sizes": []int{1, 1}, "group_names": []string{"North hall", "South hall"}}, asAdmin, nil)
+		ts.addProject("Lumen", "")
+		ts.addProject("Meteor", "")
+		jid, code := ts.addJudge("Pat", "pat@example.com", "")
+		tok := ts.login(code)
+		ts.must(200, "PUT", "/api/judge/welcome", nil, asJudge(tok), nil)
+		ctx := b.tab(t)
+
+		// The clock is paused: the judge waits, and gets a project the moment it starts.
+		run(t, ctx, "login by link", chromedp.Navigate(ts.URL+"/?code="+code))
+		waitJS(t, ctx, "paused state", `!document.querySelector('#view-status').hidden && document.querySelector('#status-title').textContent === 'Judging is paused'`)
+		b.shot(t, ctx, "judge-paused")
+		ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
+		waitJS(t, ctx, "project after unpause", `!document.querySelector('#view-project').hidden && document.querySelector('#project-name').textContent !== ''`)
+
+		// Deliberation on and off.
+		ts.must(200, "POST", "/api/admin/deliberation", map[string]any{"start": true}, asAdmin, nil)
+		waitJS(t, ctx, "deliberation state", `!document.querySelector('#view-status').hidden && document.querySelector('#status-title').textContent === 'Deliberation'`)
+		ts.must(200, "POST", "/api/admin/deliberation", map[string]any{"start": false}, asAdmin, nil)
+		ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
+		waitJS(t, ctx, "project after deliberation", `!document.querySelector('#view-project').hidden && document.querySelector('#project-name').textContent !== ''`)
+
+		// The admin moves the judge to the other group: a notice names it.
+		g := int(judgeState(ts, jid)["group"].(float64))
+		ts.must(200, "PUT", "/api/judge/move/group/"+jid, map[string]any{"group": 1 - g}, asAdmin, nil)
+		names := []string{"North hall", "South hall"}
+		waitJS(t, ctx, "group notice", fmt.Sprintf(`!document.querySelector('#notice-group').hidden && document.querySelector('#notice-group').textContent.includes(%s)`, jsq(names[1-g])))
+		b.shot(t, ctx, "judge-group-notice")
+	})
+
 	t.Run("AdminLive", func(t *testing.T) {
 		ts := startServer(t)
 		p1 := ts.addProject("Nebula", "AI")

@@ -153,6 +153,7 @@ async function startApp() {
   $('#welcome-name').textContent = S.judge.name;
   S.current = S.judge.current || null;
   S.ranking = S.judge.rankings || [];
+  S.savedRanking = S.ranking;
   const [gi, timer, delib] = await Promise.allSettled([
     api('GET', '/api/group-info'),
     api('GET', '/api/admin/timer'),
@@ -365,7 +366,7 @@ function onMessage(type, d) {
       if ('deliberation' in d) S.deliberation = deliberationOn(d.deliberation);
       if (d.group_info) S.groupInfo = d.group_info;
       if (typeof d.group === 'number' && S.judge) S.judge.group = d.group;
-      reconcile(d.current === undefined ? S.current : d.current);
+      resync();
       break;
     case 'clock': {
       const was = S.running;
@@ -399,6 +400,26 @@ function onMessage(type, d) {
       break;
     }
     default:
+  }
+}
+
+// resync re-reads the judge after a (re)connect: the hello may predate a request this
+// page made meanwhile, so the server's current view decides.
+async function resync() {
+  if (!S.judge || !S.judge.read_welcome || S.busy) return;
+  let me;
+  try { me = await api('GET', '/api/judge'); } catch { return; }
+  S.judge = { ...S.judge, ...me };
+  const cur = me.current || null;
+  if (S.deliberation && !cur) {
+    if (S.reason !== 'deliberation') showStatus('deliberation');
+  } else if (cur && cur !== S.current) {
+    showProject(cur).catch((e) => toast(e.message, true));
+  } else if (!cur && (S.current || (S.reason === 'paused' && S.running) || S.reason === 'deliberation')) {
+    S.current = null;
+    nextProject();
+  } else {
+    updatePausedNotice();
   }
 }
 
@@ -438,11 +459,13 @@ function switchView(v) {
 }
 
 async function loadJudged() {
+  const version = rankVersion;
   try {
     const [list, me] = await Promise.all([api('GET', '/api/judge/projects'), api('GET', '/api/judge')]);
     S.judged = Array.isArray(list) ? list : [];
     S.judge = { ...S.judge, ...me };
-    S.ranking = me.rankings || [];
+    S.savedRanking = me.rankings || [];
+    if (!rankSaving && version === rankVersion) S.ranking = S.savedRanking;
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) return;
     toast(e.message, true);
@@ -525,23 +548,38 @@ function moveRank(id, delta) {
   setRanking(r, id);
 }
 
+// Ranking saves go out one at a time, latest order wins: two quick changes must not
+// reach the server out of order.
+let rankSaving = false;
+let rankDirty = false;
+let rankVersion = 0;
+
 async function setRanking(r, focusId) {
-  const old = S.ranking;
+  rankVersion++;
   S.ranking = r;
   renderJudged();
-  try {
-    await api('POST', '/api/judge/rank', { ranking: r });
-  } catch (e) {
-    S.ranking = old;
-    renderJudged();
-    toast(e.message, true);
-    return;
-  }
   if (focusId) {
     const li = document.querySelector(`#ranked li[data-id="${focusId}"]`);
     const b = li && [...li.querySelectorAll('.rank-buttons button')].find((x) => !x.disabled);
     if (b) b.focus();
   }
+  rankDirty = true;
+  if (rankSaving) return;
+  rankSaving = true;
+  while (rankDirty) {
+    rankDirty = false;
+    const sending = S.ranking.slice();
+    try {
+      await api('POST', '/api/judge/rank', { ranking: sending });
+      S.savedRanking = sending;
+    } catch (e) {
+      rankDirty = false;
+      S.ranking = S.savedRanking || [];
+      renderJudged();
+      toast(e.message, true);
+    }
+  }
+  rankSaving = false;
 }
 
 // Drag to reorder with pointer events (mouse, pen and touch alike).
