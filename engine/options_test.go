@@ -312,3 +312,25 @@ func TestOptionsReplayIsDeterministic(t *testing.T) {
 		t.Fatal("replayed state differs")
 	}
 }
+
+// BenchmarkSetNumGroups measures a num_groups change that regroups 2,000 projects and
+// moves judges out of removed groups (alternating 3 and 5 groups).
+func BenchmarkSetNumGroups(b *testing.B) {
+	e := New()
+	ps := make([]NewProject, 2000)
+	for i := range ps {
+		ps[i] = NewProject{Name: "p"}
+	}
+	apply := func(cmd Command, t int64) {
+		if _, _, err := e.Apply(&Envelope{Time: t, Seed: uint64(t), Actor: Admin, Cmd: cmd}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	apply(&CreateProjects{Projects: ps}, 1)
+	apply(&SetOptions{GroupSizes: intsp(500, 500, 500)}, 2)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		n := 3 + 2*(i%2)
+		apply(&SetOptions{NumGroups: &n}, int64(i+3))
+	}
+}

@@ -60,3 +60,20 @@ func TestRoundedMean(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAdminStats measures the statistics over 2,000 projects and 1,000 judges.
+func BenchmarkAdminStats(b *testing.B) {
+	s := NewState()
+	for i := 0; i < 2000; i++ {
+		id := ID{byte(i >> 8), byte(i), 1}
+		s.Projects[id] = &Project{ID: id, Location: i + 1, Active: true, Seen: i % 7, ChallengeList: []string{"AI"}, TrackSeen: map[string]int{"AI": i % 3}}
+	}
+	for i := 0; i < 1000; i++ {
+		id := ID{byte(i >> 8), byte(i), 2}
+		s.Judges[id] = &Judge{ID: id, Active: true, Seen: i % 11}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = s.AdminStats("")
+	}
+}
