@@ -19,12 +19,12 @@ func (s *Server) routesAdmin(api fiber.Router) {
 	api.Get("/admin/started", s.started)
 	api.Get("/admin/options", s.adminAuth, s.getOptions)
 	api.Post("/admin/options", s.adminAuth, s.setOptions)
-	api.Post("/admin/tracks", s.adminAuth, s.setTracks)
-	api.Post("/admin/track-views", s.adminAuth, s.setTrackViews)
-	api.Post("/admin/num-groups", s.adminAuth, s.setNumGroups)
-	api.Post("/admin/group-sizes", s.adminAuth, s.setGroupSizes)
-	api.Post("/admin/block-reqs", s.adminAuth, s.setBlockReqs)
-	api.Post("/admin/max-reqs", s.adminAuth, s.setMaxReqs)
+	api.Post("/admin/tracks", s.adminAuth, s.setOption(func() optionPayload { return &tracksReq{} }))
+	api.Post("/admin/track-views", s.adminAuth, s.setOption(func() optionPayload { return &trackViewsReq{} }))
+	api.Post("/admin/num-groups", s.adminAuth, s.setOption(func() optionPayload { return &numGroupsReq{} }))
+	api.Post("/admin/group-sizes", s.adminAuth, s.setOption(func() optionPayload { return &groupSizesReq{} }))
+	api.Post("/admin/block-reqs", s.adminAuth, s.setOption(func() optionPayload { return &blockReqsReq{} }))
+	api.Post("/admin/max-reqs", s.adminAuth, s.setOption(func() optionPayload { return &maxReqsReq{} }))
 	api.Get("/admin/timer", s.judgeOrAdmin, s.getTimer)
 	api.Post("/admin/deliberation", s.adminAuth, s.setDeliberation)
 	api.Get("/judge/deliberation", s.judgeAuth, s.getDeliberation)
@@ -121,106 +121,91 @@ func (s *Server) setOptions(c *fiber.Ctx) error {
 	return s.submitOK(c, cmd)
 }
 
+// optionPayload is the body of a single-setting route (tracks, track-views,
+// num-groups, group-sizes, block-reqs, max-reqs): one required field.
+type optionPayload interface {
+	validate() error
+	command() *engine.SetOptions
+}
+
+// setOption serves a single-setting route; newReq returns a fresh payload per request.
+func (s *Server) setOption(newReq func() optionPayload) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		req := newReq()
+		if err := bindJSON(c, req, false); err != nil {
+			return err
+		}
+		if err := req.validate(); err != nil {
+			return err
+		}
+		return s.submitOK(c, req.command())
+	}
+}
+
 type tracksReq struct {
 	Tracks *[]string `json:"tracks"`
 }
 
-func (s *Server) setTracks(c *fiber.Ctx) error {
-	var req tracksReq
-	if err := bindJSON(c, &req, false); err != nil {
-		return err
-	}
-	if err := need("tracks", req.Tracks != nil); err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.SetOptions{Tracks: req.Tracks})
-}
+func (r *tracksReq) validate() error             { return need("tracks", r.Tracks != nil) }
+func (r *tracksReq) command() *engine.SetOptions { return &engine.SetOptions{Tracks: r.Tracks} }
 
 type trackViewsReq struct {
 	TrackViews *[]int `json:"track_views"`
 }
 
-func (s *Server) setTrackViews(c *fiber.Ctx) error {
-	var req trackViewsReq
-	if err := bindJSON(c, &req, false); err != nil {
-		return err
-	}
-	if err := need("track_views", req.TrackViews != nil); err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.SetOptions{TrackViews: req.TrackViews})
+func (r *trackViewsReq) validate() error { return need("track_views", r.TrackViews != nil) }
+func (r *trackViewsReq) command() *engine.SetOptions {
+	return &engine.SetOptions{TrackViews: r.TrackViews}
 }
 
 type numGroupsReq struct {
 	NumGroups *int `json:"num_groups"`
 }
 
-func (s *Server) setNumGroups(c *fiber.Ctx) error {
-	var req numGroupsReq
-	if err := bindJSON(c, &req, false); err != nil {
-		return err
-	}
-	if err := need("num_groups", req.NumGroups != nil); err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.SetOptions{NumGroups: req.NumGroups})
+func (r *numGroupsReq) validate() error { return need("num_groups", r.NumGroups != nil) }
+func (r *numGroupsReq) command() *engine.SetOptions {
+	return &engine.SetOptions{NumGroups: r.NumGroups}
 }
 
 type groupSizesReq struct {
 	GroupSizes *[]int `json:"group_sizes"`
 }
 
-func (s *Server) setGroupSizes(c *fiber.Ctx) error {
-	var req groupSizesReq
-	if err := bindJSON(c, &req, false); err != nil {
-		return err
-	}
-	if err := need("group_sizes", req.GroupSizes != nil); err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.SetOptions{GroupSizes: req.GroupSizes})
+func (r *groupSizesReq) validate() error { return need("group_sizes", r.GroupSizes != nil) }
+func (r *groupSizesReq) command() *engine.SetOptions {
+	return &engine.SetOptions{GroupSizes: r.GroupSizes}
 }
 
 type blockReqsReq struct {
 	BlockReqs *bool `json:"block_reqs"`
 }
 
-func (s *Server) setBlockReqs(c *fiber.Ctx) error {
-	var req blockReqsReq
-	if err := bindJSON(c, &req, false); err != nil {
-		return err
-	}
-	if err := need("block_reqs", req.BlockReqs != nil); err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.SetOptions{BlockReqs: req.BlockReqs})
+func (r *blockReqsReq) validate() error { return need("block_reqs", r.BlockReqs != nil) }
+func (r *blockReqsReq) command() *engine.SetOptions {
+	return &engine.SetOptions{BlockReqs: r.BlockReqs}
 }
 
 type maxReqsReq struct {
 	MaxReqPerMin *int `json:"max_req_per_min"`
 }
 
-func (s *Server) setMaxReqs(c *fiber.Ctx) error {
-	var req maxReqsReq
-	if err := bindJSON(c, &req, false); err != nil {
-		return err
-	}
-	if err := need("max_req_per_min", req.MaxReqPerMin != nil); err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.SetOptions{MaxReqPerMin: req.MaxReqPerMin})
+func (r *maxReqsReq) validate() error { return need("max_req_per_min", r.MaxReqPerMin != nil) }
+func (r *maxReqsReq) command() *engine.SetOptions {
+	return &engine.SetOptions{MaxReqPerMin: r.MaxReqPerMin}
 }
 
 type deliberationReq struct {
 	Start *bool `json:"start"`
 }
 
+func (r *deliberationReq) validate() error { return need("start", r.Start != nil) }
+
 func (s *Server) setDeliberation(c *fiber.Ctx) error {
 	var req deliberationReq
 	if err := bindJSON(c, &req, false); err != nil {
 		return err
 	}
-	if err := need("start", req.Start != nil); err != nil {
+	if err := req.validate(); err != nil {
 		return err
 	}
 	return s.submitOK(c, &engine.SetDeliberation{Start: *req.Start})
