@@ -174,8 +174,11 @@ func TestSetOptionsAppliesEveryField(t *testing.T) {
 	if got := r.opts().Ref; got != ref+1 {
 		t.Fatalf("ref after empty command = %d, want %d", got, ref+1)
 	}
-	// Every real change bumps ref by one.
-	r.must(&SetOptions{BlockReqs: boolp(false)})
+	// Every real change bumps ref by one; group info goes out only when it changes.
+	_, evs = r.must(&SetOptions{BlockReqs: boolp(false), GroupNames: strsp("North", "South")})
+	if hasEvent(evs, EvGroupInfo) || hasEvent(evs, EvJudge) || hasEvent(evs, EvExpo) {
+		t.Fatalf("unexpected events %+v", evs)
+	}
 	r.must(&SetOptions{MaxReqPerMin: intp(5)})
 	if got := r.opts().Ref; got != ref+3 {
 		t.Fatalf("ref = %d, want %d", got, ref+3)
