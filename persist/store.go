@@ -44,6 +44,8 @@ type snapPointer struct {
 type Store struct {
 	db     *badger.DB
 	snapMu sync.Mutex // one snapshot write at a time
+	// failAppend, when set (tests only), makes Append fail as a full disk would.
+	failAppend func() error
 }
 
 // Record is one journal record to append.
@@ -131,6 +133,11 @@ func encodeRecord(payload []byte) []byte {
 // Append writes records and returns after they are fsynced. Small records share one
 // transaction (one fsync); big ones are split into parts first.
 func (st *Store) Append(recs []Record) error {
+	if st.failAppend != nil {
+		if err := st.failAppend(); err != nil {
+			return err
+		}
+	}
 	txn := st.db.NewTransaction(true)
 	defer func() { txn.Discard() }()
 	size := 0
