@@ -485,3 +485,10 @@ func (n *Node) Close() error {
 	})
 	return err
 }
+
+// InjectJournalFault makes every later journal write fail with the error fn returns
+// (nil fn removes the fault). It exists for fault-injection tests of the read-only mode
+// and is never used by the server itself.
+func (n *Node) InjectJournalFault(fn func() error) {
+	_ = n.do(func() { n.st.failAppend = fn })
+}
