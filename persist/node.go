@@ -418,18 +418,19 @@ func (n *Node) maybeSnapshot(force bool) {
 	if !n.snapBusy.CompareAndSwap(false, true) {
 		return
 	}
-	data, seq, err := n.eng.Snapshot()
-	if err != nil {
-		n.snapBusy.Store(false)
-		n.log.Error().Err(err).Msg("encode snapshot")
-		return
-	}
+	// The writer only copies the state; encoding and writing happen in the background.
+	encode, seq := n.eng.Capture()
 	n.snapSeq, n.snapAt = seq, n.opts.Now()
 	savedAt := n.opts.Now().UnixMilli()
 	n.snapWG.Add(1)
 	go func() {
 		defer n.snapWG.Done()
 		defer n.snapBusy.Store(false)
+		data, err := encode()
+		if err != nil {
+			n.log.Error().Err(err).Msg("encode snapshot")
+			return
+		}
 		n.writeSnapshot(data, seq, savedAt)
 	}()
 }
@@ -447,19 +448,17 @@ func (n *Node) writeSnapshot(data []byte, seq uint64, savedAt int64) error {
 
 // Snapshot writes a full snapshot now and returns when it is on disk.
 func (n *Node) Snapshot() error {
-	var data []byte
+	var encode func() ([]byte, error)
 	var seq uint64
-	var err error
 	// Wait for a running background snapshot, then capture in the writer.
 	n.snapWG.Wait()
 	if e := n.do(func() {
-		data, seq, err = n.eng.Snapshot()
-		if err == nil {
-			n.snapSeq, n.snapAt = seq, n.opts.Now()
-		}
+		encode, seq = n.eng.Capture()
+		n.snapSeq, n.snapAt = seq, n.opts.Now()
 	}); e != nil {
 		return e
 	}
+	data, err := encode()
 	if err != nil {
 		return err
 	}
