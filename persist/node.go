@@ -123,6 +123,7 @@ func Open(dir string, opts Options) (*Node, error) {
 	}
 	n.snapAt = opts.Now()
 	go n.loop()
+	go n.gcLoop()
 	return n, nil
 }
 
@@ -403,6 +404,20 @@ func (n *Node) backupThenApply(r *request) {
 		return
 	}
 	n.commitGroup([]*request{r})
+}
+
+// gcLoop runs Badger's value-log garbage collection every ten minutes.
+func (n *Node) gcLoop() {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			n.st.collectGarbage()
+		case <-n.quit:
+			return
+		}
+	}
 }
 
 // maybeSnapshot starts a background snapshot when enough commands or time have passed.

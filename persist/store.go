@@ -99,6 +99,13 @@ func OpenStore(dir string, log zerolog.Logger) (*Store, error) {
 // Close closes the database.
 func (st *Store) Close() error { return st.db.Close() }
 
+// collectGarbage reclaims value-log space left by dropped journal records and old
+// snapshots, as Badger recommends doing now and then.
+func (st *Store) collectGarbage() {
+	for st.db.RunValueLogGC(0.5) == nil {
+	}
+}
+
 // Journal record values: crc32c of the payload (4 bytes BE), a form byte, then either the
 // payload itself (recInline) or the number of parts (4 bytes BE, recParts) stored under
 // p/<seq>/<n> by earlier transactions. The j/ key is written last, so a record is only
