@@ -62,6 +62,7 @@ type Node struct {
 	in       chan *request
 	quit     chan struct{}
 	loopDone chan struct{}
+	gcDone   chan struct{}
 	closing  atomic.Bool
 	failed   atomic.Pointer[error]
 
@@ -115,7 +116,7 @@ func Open(dir string, opts Options) (*Node, error) {
 	}
 	n := &Node{
 		dir: dir, eng: engine.New(), st: st, opts: opts, log: opts.Log,
-		in: make(chan *request, 8192), quit: make(chan struct{}), loopDone: make(chan struct{}),
+		in: make(chan *request, 8192), quit: make(chan struct{}), loopDone: make(chan struct{}), gcDone: make(chan struct{}),
 	}
 	if err := n.recover(); err != nil {
 		st.Close()
@@ -408,6 +409,7 @@ func (n *Node) backupThenApply(r *request) {
 
 // gcLoop runs Badger's value-log garbage collection every ten minutes.
 func (n *Node) gcLoop() {
+	defer close(n.gcDone)
 	t := time.NewTicker(10 * time.Minute)
 	defer t.Stop()
 	for {
@@ -492,6 +494,7 @@ func (n *Node) Close() error {
 		n.closing.Store(true)
 		close(n.quit)
 		<-n.loopDone
+		<-n.gcDone
 		n.snapWG.Wait()
 		if e := n.st.Close(); e != nil && err == nil {
 			err = e

@@ -35,6 +35,7 @@ func crash(n *Node) {
 	n.closing.Store(true)
 	close(n.quit)
 	<-n.loopDone
+	<-n.gcDone
 	n.snapWG.Wait()
 	n.st.Close()
 }
