@@ -1,6 +1,9 @@
 package transport
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/gofiber/fiber/v2"
 
 	"podium/engine"
@@ -17,10 +20,10 @@ func (s *Server) routesJudges(api fiber.Router) {
 	api.Post("/judge/move/group", s.adminAuth, s.moveJudgesGroup)
 	api.Post("/judge/reassign", s.adminAuth, s.okAfterCmd(func() engine.Command { return &engine.ReassignJudges{} }))
 	api.Post("/admin/groups/swap", s.adminAuth, s.okAfterCmd(func() engine.Command { return &engine.SwapGroups{} }))
-	// PUT /judge/:id must not swallow the judge's own PUT /judge/welcome, which is
-	// registered later: editJudgeRoute falls through to it.
-	api.Put("/judge/:id", s.editJudgeRoute)
-	api.Delete("/judge/:id", s.adminAuth, s.deleteJudge)
+	// These must not swallow other routes' static paths (PUT /judge/welcome is
+	// registered later): see adminIDRoute.
+	api.Put("/judge/:id", s.adminIDRoute(s.editJudge))
+	api.Delete("/judge/:id", s.adminIDRoute(s.deleteJudge))
 }
 
 type newJudgeReq struct {
@@ -99,22 +102,40 @@ type editJudgeReq struct {
 	Track *string `json:"track"`
 }
 
-// reservedJudgePaths are the judge's own PUT /api/judge/<word> routes, which are not ids.
-var reservedJudgePaths = map[string]bool{"welcome": true}
+// adminIDRoute serves an admin route whose last segment is :id, such as
+// PUT /api/judge/:id, as a single handler. When the segment is not an id but the path is
+// another route's static path (PUT /api/judge/welcome, DELETE /api/judge/list), the
+// request is handed on to the routes registered after this one, and answered 405 when
+// none takes it; a single handler is needed for that, because c.Next() only continues
+// with the next matching route after the last handler of a route.
+func (s *Server) adminIDRoute(h fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if _, err := engine.ParseID(c.Params("id")); err != nil && s.isStaticPath(c.Path()) {
+			err := c.Next()
+			var fe *fiber.Error
+			if errors.As(err, &fe) && fe.Code == fiber.StatusNotFound {
+				return fiber.ErrMethodNotAllowed
+			}
+			return err
+		}
+		if !s.adminFromRequest(c) {
+			return s.adminAuth(c) // refuses exactly as the middleware does (401 or 429)
+		}
+		c.Locals(localAdmin, true)
+		return h(c)
+	}
+}
 
-// editJudgeRoute serves PUT /api/judge/:id as an admin route, except for the judge's own
-// routes of the same shape (see reservedJudgePaths), which it hands on to the next route.
-// It is a single handler so that c.Next() continues with the next matching route.
-func (s *Server) editJudgeRoute(c *fiber.Ctx) error {
-	if reservedJudgePaths[c.Params("id")] {
-		return c.Next()
+// isStaticPath reports whether some route (any method) has exactly this parameterless
+// path. Only requests with a malformed id get here, so the route list is not cached.
+func (s *Server) isStaticPath(path string) bool {
+	path = strings.TrimSuffix(path, "/")
+	for _, r := range s.app.GetRoutes(true) {
+		if !strings.Contains(r.Path, ":") && !strings.Contains(r.Path, "*") && strings.EqualFold(r.Path, path) {
+			return true
+		}
 	}
-	if !s.adminFromRequest(c) {
-		// Same answer (and failed-login accounting) as s.adminAuth.
-		return s.adminAuth(c)
-	}
-	c.Locals(localAdmin, true)
-	return s.editJudge(c)
+	return false
 }
 
 func (s *Server) editJudge(c *fiber.Ctx) error {

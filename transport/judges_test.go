@@ -3,7 +3,14 @@ package transport
 import (
 	"bytes"
 	"encoding/json"
+	"net"
+	"strings"
 	"testing"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/rs/zerolog"
+
+	"podium/persist"
 )
 
 // unknownID is well-formed but never used.
@@ -88,11 +95,41 @@ func TestJudgeAdminEdit(t *testing.T) {
 	ts.refused(404, "PUT", "/api/judge/"+unknownID, map[string]any{"name": "x"}, asAdmin)
 	ts.refused(401, "PUT", p, map[string]any{"name": "x"}, anon)
 	ts.refused(401, "PUT", p, map[string]any{"name": "x"}, asJudge(tok))
+}
 
-	// The judge's own PUT /api/judge/welcome is not taken for an admin edit.
-	if code, b := ts.do("PUT", "/api/judge/welcome", nil, asJudge(tok)); code == 401 || code == 400 {
-		t.Fatalf("PUT /api/judge/welcome answered %d %s", code, b)
+// TestAdminIDRouteHandsOn checks that PUT/DELETE .../:id routes leave other routes'
+// static paths alone: a later route of the same shape still gets its requests (as the
+// judge's PUT /api/judge/welcome does), and a wrong method on a static path is 405.
+func TestAdminIDRouteHandsOn(t *testing.T) {
+	dir := t.TempDir()
+	node, err := persist.Open(dir, persist.Options{Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
 	}
+	srv := New(Config{DataDir: dir, AdminPassword: testPassword}, node, zerolog.Nop())
+	// Registered after every real route, like a route of a later routesX function.
+	srv.App().Put("/api/judge/later-route", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"later": 1}) })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Listen(ln) }()
+	ts := &testServer{t: t, URL: "http://" + ln.Addr().String(), Dir: dir, Node: node, Srv: srv, ln: ln}
+	t.Cleanup(ts.Stop)
+
+	if b := ts.must(200, "PUT", "/api/judge/later-route", nil, anon, nil); !strings.Contains(string(b), `"later":1`) {
+		t.Fatalf("later route answered %s", b)
+	}
+	for _, r := range [][2]string{
+		{"DELETE", "/api/judge/list"}, {"PUT", "/api/judge/new"}, {"PUT", "/api/judge/stats"},
+		{"DELETE", "/api/project/list"}, {"PUT", "/api/project/stats"}, {"PUT", "/api/project/move/group"},
+	} {
+		ts.must(405, r[0], r[1], map[string]any{}, asAdmin, nil)
+		ts.must(405, r[0], r[1], nil, anon, nil)
+	}
+	// Anything else that is not an id is still a malformed id.
+	ts.must(400, "PUT", "/api/judge/nothing-here", map[string]any{}, asAdmin, nil)
+	ts.must(401, "PUT", "/api/judge/nothing-here", map[string]any{}, anon, nil)
 }
 
 func TestJudgeAdminDelete(t *testing.T) {
