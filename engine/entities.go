@@ -95,10 +95,22 @@ func (s *State) syncSeenCopies(ps map[ID]*Project) {
 	if len(ps) == 0 {
 		return
 	}
+	var only *Project // the common case: one project, compared without a map lookup
+	if len(ps) == 1 {
+		for _, p := range ps {
+			only = p
+		}
+	}
 	for _, j := range s.Judges {
 		for i := range j.SeenProjects {
 			sp := &j.SeenProjects[i]
-			if p, ok := ps[sp.ProjectID]; ok {
+			p := only
+			if p == nil {
+				p = ps[sp.ProjectID]
+			} else if sp.ProjectID != p.ID {
+				continue
+			}
+			if p != nil {
 				sp.Location, sp.Name, sp.Description = p.Location, p.Name, p.Description
 			}
 		}
