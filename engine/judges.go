@@ -308,6 +308,7 @@ func (cmd *DeleteJudge) apply(s *State, c *Ctx) (any, error) {
 	}
 	j.Current, j.CurrentSince = ZeroID, 0
 	s.forgetJudge(j)
+	s.scoresChanged()
 	c.logf("deleted judge %s", j.Name)
 	c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: JudgeEvent{Group: j.Group, Reason: "judge deleted"}})
 	c.changed("judge", j.ID)

@@ -258,6 +258,7 @@ func (cmd *DeleteProject) apply(s *State, c *Ctx) (any, error) {
 	}
 	delete(s.Projects, pid)
 	s.forgetProject(pid)
+	s.scoresChanged()
 	c.logf("deleted project %s (table %d)", p.Name, p.Location)
 	if p.Active {
 		emitExpoRemove(c, p)
