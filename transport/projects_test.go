@@ -360,3 +360,82 @@ func TestEntityAdminSurvivesRestart(t *testing.T) {
 		t.Fatalf("lists differ after restart:\n%s\n%s", before, after)
 	}
 }
+
+// TestEntityAdminGarbageBodies sends garbage, wrong types and oversize bodies to every
+// judge/project/group admin route that reads a body: always 4xx, never 5xx, and nothing
+// changes (except that routes whose body is optional may treat an empty body as {}).
+func TestEntityAdminGarbageBodies(t *testing.T) {
+	ts := startServer(t)
+	j, _ := ts.addJudge("Ann", "ann@example.com", "")
+	ts.addJudge("Bob", "bob@example.com", "")
+	p := ts.addProject("One", "AI")
+	ts.addProject("Two", "")
+	type route struct {
+		method, path string
+		optional     bool
+		bad          []string // wrong types and values for this route
+	}
+	bulk := func(field string) []string {
+		return []string{
+			`{"items": {}, "` + field + `": true}`,
+			`{"items": "` + p + `", "` + field + `": true}`,
+			`{"items": [null], "` + field + `": true}`,
+			`{"items": [1], "` + field + `": true}`,
+			`{"items": ["` + j + `", "` + p + `"], "` + field + `": true}`, // one id unknown here
+		}
+	}
+	routes := []route{
+		{"PUT", "/api/judge/" + j, true, []string{`{"name": 1}`, `{"email": []}`, `{"notes": {}}`, `{"track": 2}`, `{"name": ""}`, `{"email": "x"}`}},
+		{"PUT", "/api/judge/hide/" + j, true, []string{`{"hide": "true"}`, `{"hide": 1}`, `{"hide": []}`}},
+		{"POST", "/api/judge/hide", false, append(bulk("hide"), `{"items": [], "hide": "no"}`)},
+		{"PUT", "/api/judge/move/group/" + j, false, []string{`{"group": "1"}`, `{"group": 1.5}`, `{"group": 1e400}`, `{"group": -1}`, `{"group": 3}`, `{"group": null}`}},
+		{"POST", "/api/judge/move/group", false, append(bulk("x"), `{"items": [], "group": 9}`, `{"items": [], "group": "0"}`)},
+		{"PUT", "/api/project/" + p, true, []string{`{"name": 1}`, `{"url": 5}`, `{"challenge_list": ["a"]}`, `{"description": false}`, `{"try_link": "javascript:x"}`}},
+		{"PUT", "/api/project/hide/" + p, true, []string{`{"hide": "false"}`, `{"hide": 0}`}},
+		{"POST", "/api/project/hide", false, append(bulk("hide"), `{"items": [], "hide": null}`)},
+		{"PUT", "/api/project/move/" + p, false, []string{`{"location": "2"}`, `{"location": 2.5}`, `{"location": 1e400}`, `{"location": 0}`, `{"location": 2}`, `{"location": null}`}},
+		{"PUT", "/api/project/move/group/" + p, false, []string{`{"group": "1"}`, `{"group": true}`, `{"group": 3}`}},
+		{"POST", "/api/project/move/group", false, append(bulk("x"), `{"items": [], "group": -2}`)},
+		{"PUT", "/api/project/prioritize/" + p, false, []string{`{"prioritize": "yes"}`, `{"prioritize": 1}`, `{"prioritize": null}`}},
+		{"POST", "/api/project/prioritize", false, append(bulk("prioritize"), `{"items": [], "prioritize": 1}`)},
+	}
+	garbage := []string{
+		`{`, `}`, `[]`, `[1,2]`, `"text"`, `123`, `true`, `{"a":}`, "\x00\xff", `{"hide": true} trailing`,
+	}
+	empty := []string{"", "   ", "null", "{}"}
+	huge := `{"name": "` + strings.Repeat("x", 1<<20+10) + `"}`
+	for _, r := range routes {
+		for _, body := range append(garbage, r.bad...) {
+			ts.refusedAny(r.method, r.path, body)
+		}
+		ts.refusedAny(r.method, r.path, huge)
+		for _, body := range empty {
+			before := ts.entLists()
+			code, b := ts.do(r.method, r.path, body, asAdmin)
+			switch {
+			case code >= 500:
+				t.Fatalf("%s %s %q: %d %s", r.method, r.path, body, code, b)
+			case r.optional && code == 200:
+			case code >= 400 && code < 500:
+				if after := ts.entLists(); string(after) != string(before) {
+					t.Fatalf("%s %s %q: refused but changed state", r.method, r.path, body)
+				}
+			default:
+				t.Fatalf("%s %s %q: %d %s", r.method, r.path, body, code, b)
+			}
+		}
+	}
+}
+
+// refusedAny is refused for any 4xx status.
+func (ts *testServer) refusedAny(method, path, body string) {
+	ts.t.Helper()
+	before := ts.entLists()
+	code, b := ts.do(method, path, body, asAdmin)
+	if code < 400 || code >= 500 {
+		ts.t.Fatalf("%s %s %.80q: status %d, want 4xx; body %.200s", method, path, body, code, b)
+	}
+	if after := ts.entLists(); string(after) != string(before) {
+		ts.t.Fatalf("%s %s %.80q: refused request changed state", method, path, body)
+	}
+}
