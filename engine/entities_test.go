@@ -364,10 +364,10 @@ func TestBalanceGroups(t *testing.T) {
 		t.Fatal("hidden project at table 3 should be in group 0")
 	}
 	checkLocIndex(t, s)
-	// Fewer active projects than groups: trailing groups are empty.
+	// Fewer active projects than groups: trailing groups are empty but keep one table.
 	f.must(&HideProjects{Projects: ps[1:], Hide: true})
 	f.must(&BalanceGroups{})
-	if !reflect.DeepEqual(s.Options.GroupSizes, []int{1, 0, 0}) {
+	if !reflect.DeepEqual(s.Options.GroupSizes, []int{1, 1, 1}) {
 		t.Fatalf("group sizes %v", s.Options.GroupSizes)
 	}
 	checkLocIndex(t, s)

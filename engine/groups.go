@@ -253,7 +253,8 @@ func (*BalanceGroups) apply(s *State, c *Ctx) (any, error) {
 		return nil, conflictf("there are no active projects to balance")
 	}
 	// Chunk k holds q or q+1 active projects; its range ends at the table of its last
-	// project, so group_sizes[k] is the distance between consecutive chunk ends.
+	// project, so group_sizes[k] is the distance between consecutive chunk ends. Sizes
+	// stay positive, as POST /api/admin/group-sizes requires.
 	q, r := len(active)/n, len(active)%n
 	sizes := make([]int, n)
 	idx, prevEnd := 0, 0
@@ -262,7 +263,7 @@ func (*BalanceGroups) apply(s *State, c *Ctx) (any, error) {
 		if k < r {
 			size++
 		}
-		end := prevEnd
+		end := prevEnd + 1 // an empty group (fewer projects than groups) keeps one table
 		if size > 0 {
 			idx += size
 			end = active[idx-1].Location
