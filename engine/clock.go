@@ -32,7 +32,7 @@ func (s *State) pauseClock(c *Ctx, at int64) {
 	clk.Running = false
 	c.logf("clock paused")
 	s.emitClock(c)
-	s.optionsChanged(c)
+	s.bumpOptionsRef(c)
 }
 
 // ClockUnpause starts or resumes the clock.
@@ -52,7 +52,7 @@ func (*ClockUnpause) apply(s *State, c *Ctx) (any, error) {
 	clk.Running = true
 	c.logf("clock started")
 	s.emitClock(c)
-	s.optionsChanged(c)
+	s.bumpOptionsRef(c)
 	return *clk, nil
 }
 
@@ -66,7 +66,7 @@ func (*ClockReset) apply(s *State, c *Ctx) (any, error) {
 	s.Options.Clock = Clock{}
 	c.logf("clock reset")
 	s.emitClock(c)
-	s.optionsChanged(c)
+	s.bumpOptionsRef(c)
 	return s.Options.Clock, nil
 }
 

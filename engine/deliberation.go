@@ -28,7 +28,7 @@ func (cmd *SetDeliberation) apply(s *State, c *Ctx) (any, error) {
 	}
 	c.emit(Event{Type: EvDeliberation, To: ToEveryone, Data: DeliberationEvent{On: cmd.Start}})
 	if was != cmd.Start {
-		s.optionsChanged(c)
+		s.bumpOptionsRef(c)
 	}
 	return nil, nil
 }

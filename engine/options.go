@@ -282,15 +282,8 @@ func (cmd *SetOptions) apply(s *State, c *Ctx) (any, error) {
 	if old.JudgeTracks != o.JudgeTracks || !optStringsEqual(old.Tracks, o.Tracks) {
 		s.scoresChanged()
 	}
-	s.optionsChanged(c)
+	s.bumpOptionsRef(c)
 	return nil, nil
-}
-
-// optionsChanged records an options change: ref +1 and a dashboard notification. Every
-// command that changes the options calls it once.
-func (s *State) optionsChanged(c *Ctx) {
-	s.Options.Ref++
-	c.changed("options", s.OptionsID)
 }
 
 // regroup recomputes every project's group from its table and moves judges whose group
@@ -304,9 +297,7 @@ func (s *State) regroup(c *Ctx) {
 		}
 		p.Group = g
 		moved = append(moved, p.ID)
-		if p.Active {
-			c.emit(Event{Type: EvExpo, To: ToEveryone, Data: ExpoEvent{Action: "upsert", Project: p.Public()}})
-		}
+		emitExpoUpsert(c, p)
 	}
 	if len(moved) > 0 {
 		c.changed("project", moved...)
@@ -321,20 +312,12 @@ func (s *State) regroup(c *Ctx) {
 		j.Group = s.smallestGroup()
 		j.GroupSeen = 0
 		judges = append(judges, j.ID)
-		c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: JudgeEvent{Current: eventCurrent(j), Group: j.Group, Reason: "group"}})
+		c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: s.judgeEvent(j, "groups resized")})
 	}
 	if len(judges) > 0 {
 		c.logf("moved %d judges out of removed groups", len(judges))
 		c.changed("judge", judges...)
 	}
-}
-
-func eventCurrent(j *Judge) *ID {
-	if j.Current.IsZero() {
-		return nil
-	}
-	id := j.Current
-	return &id
 }
 
 func optStringsEqual(a, b []string) bool {

@@ -53,7 +53,7 @@ func (cmd *Reset) apply(s *State, c *Ctx) (any, error) {
 		}
 		s.emitClock(c)
 		c.emit(Event{Type: EvGroupInfo, To: ToEveryone, Data: s.GroupInfoView()})
-		s.optionsChanged(c)
+		s.bumpOptionsRef(c)
 	case ResetProjects:
 		s.clearJudgingData(c)
 		s.removeAllProjects(c)
@@ -84,15 +84,14 @@ func (s *State) removeAllProjects(c *Ctx) {
 	for _, p := range s.ProjectsByLocation() {
 		ids = append(ids, p.ID)
 		if p.Active {
-			c.emit(Event{Type: EvExpo, To: ToEveryone, Data: ExpoEvent{Action: "remove", Project: p.Public()}})
+			emitExpoRemove(c, p)
 		}
 	}
-	for _, j := range s.JudgesInOrder() {
-		if !j.Current.IsZero() {
-			j.Current, j.CurrentSince = ID{}, 0
-			c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: JudgeEvent{Group: j.Group, Reason: "reset"}})
-		}
+	all := make(map[ID]bool, len(ids))
+	for _, id := range ids {
+		all[id] = true
 	}
+	s.releaseJudgesOn(c, all, "reset")
 	s.Projects = map[ID]*Project{}
 	c.changed("project", ids...)
 }
@@ -111,9 +110,9 @@ func (s *State) clearJudgingData(c *Ctx) {
 	jids := make([]ID, 0, len(s.JudgeOrder))
 	for _, j := range s.JudgesInOrder() {
 		if !j.Current.IsZero() {
-			c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: JudgeEvent{Group: j.Group, Reason: "reset"}})
+			j.Current, j.CurrentSince = ID{}, 0
+			c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: s.judgeEvent(j, "reset")})
 		}
-		j.Current, j.CurrentSince = ID{}, 0
 		j.LastLocation = -1
 		j.Seen, j.GroupSeen = 0, 0
 		j.SeenProjects = []SeenProject{}
