@@ -450,10 +450,29 @@ func TestWebApp(t *testing.T) {
 		run(t, ctx, "log tab", chromedp.Click(chromedp.CSS("#tab-log")))
 		waitJS(t, ctx, "log lines", `document.querySelector('#log').textContent.length > 0`)
 		b.shot(t, ctx, "admin-log")
-		run(t, ctx, "settings tab", chromedp.Click(chromedp.CSS("#tab-settings")))
+		// Options: change the judging timer from the settings form.
+		run(t, ctx, "settings tab", chromedp.Click(chromedp.CSS("#tab-settings")), chromedp.WaitVisible(chromedp.CSS("#o-judging_timer")))
+		waitJS(t, ctx, "options loaded", `document.querySelector('#o-judging_timer').value === '300'`)
 		b.shot(t, ctx, "admin-settings")
+		run(t, ctx, "set timer",
+			chromedp.SetValue(chromedp.CSS("#o-judging_timer"), "120"),
+			chromedp.Click(chromedp.CSS("#options-form button[type=submit]")),
+		)
+		eventually(t, "timer saved", func() bool {
+			var r struct {
+				JudgingTimer int `json:"judging_timer"`
+			}
+			ts.must(200, "GET", "/api/admin/timer", nil, asAdmin, &r)
+			return r.JudgingTimer == 120
+		})
+
+		// QR code image and backup.
 		run(t, ctx, "data tab", chromedp.Click(chromedp.CSS("#tab-data")))
 		waitJS(t, ctx, "qr cards", `document.querySelectorAll('#qr-list .card').length >= 1`)
+		run(t, ctx, "make qr", chromedp.Click(chromedp.CSS("#qr-list .card button")))
+		waitJS(t, ctx, "qr image", `(() => { const i = document.querySelector('#qr-list img'); return i && i.complete && i.naturalWidth > 0; })()`)
+		run(t, ctx, "backup", chromedp.Click(chromedp.CSS("#backup")))
+		waitJS(t, ctx, "backup link", `!!document.querySelector('#backup-result a[href^="/api/admin/backup/"]')`)
 		b.shot(t, ctx, "admin-data")
 	})
 
@@ -474,7 +493,48 @@ func TestWebApp(t *testing.T) {
 		waitJS(t, ctx, "imported rows", `(() => { const t = document.querySelector('#projects-table tbody').textContent; return t.includes('Quasar') && t.includes('Pulsar'); })()`)
 		b.shot(t, ctx, "admin-projects")
 
+		projectByName := func(name string) map[string]any {
+			var list []map[string]any
+			ts.must(200, "GET", "/api/project/list", nil, asAdmin, &list)
+			for _, p := range list {
+				if p["name"] == name {
+					return p
+				}
+			}
+			return nil
+		}
+
+		// Select one row, prioritize it with the bulk action.
+		run(t, ctx, "select Pulsar", chromedp.Click(chromedp.CSS(`#projects-table input[aria-label="Select Pulsar"]`)))
+		run(t, ctx, "bulk prioritize", chromedp.Click(chromedp.CSS(`#projects-table button[data-bulk="prioritize"]`)))
+		eventually(t, "Pulsar prioritized", func() bool { return projectByName("Pulsar")["prioritized"] == true })
+		waitJS(t, ctx, "priority shown", `document.querySelector('#projects-table tbody').textContent.includes('priority')`)
+
+		// Move a project to another table through the dialog.
+		run(t, ctx, "move dialog",
+			chromedp.Click(chromedp.CSS(`#projects-table button[aria-label="Move Pulsar to another table"]`)),
+			chromedp.WaitVisible(chromedp.CSS("#dialog-input")),
+			chromedp.SetValue(chromedp.CSS("#dialog-input"), "7"),
+			chromedp.Click(chromedp.CSS("#dialog-ok")),
+		)
+		eventually(t, "Pulsar at table 7", func() bool { return projectByName("Pulsar")["location"] == 7.0 })
+
+		// Hide, then delete with confirmation.
+		run(t, ctx, "hide", chromedp.Click(chromedp.CSS(`#projects-table button[aria-label="Hide Pulsar"]`)))
+		eventually(t, "Pulsar hidden", func() bool { return projectByName("Pulsar")["active"] == false })
+		waitJS(t, ctx, "unhide offered", `!!document.querySelector('#projects-table button[aria-label="Unhide Pulsar"]')`)
+		run(t, ctx, "delete",
+			chromedp.Click(chromedp.CSS(`#projects-table button[aria-label="Delete Pulsar"]`)),
+			chromedp.WaitVisible(chromedp.CSS("#dialog-ok")),
+		)
+		b.shot(t, ctx, "admin-confirm-delete")
+		run(t, ctx, "confirm delete", chromedp.Click(chromedp.CSS("#dialog-ok")))
+		eventually(t, "Pulsar deleted", func() bool { return projectByName("Pulsar") == nil })
+		waitJS(t, ctx, "row gone", `!document.querySelector('#projects-table tbody').textContent.includes('Pulsar')`)
+
 		// Search filters the table.
+		ts.addProject("Parsec", "")
+		waitJS(t, ctx, "project added elsewhere shows up", `document.querySelector('#projects-table tbody').textContent.includes('Parsec')`)
 		run(t, ctx, "search", chromedp.SendKeys(chromedp.CSS("#projects-search"), "quas"))
 		waitJS(t, ctx, "filtered", `document.querySelectorAll('#projects-table tbody tr').length === 1`)
 

@@ -300,6 +300,7 @@ class DataTable {
     this.count = h('span', { class: 'hint', 'aria-live': 'polite' });
     this.bulkBar = h('div', { class: 'row' }, ...bulk.map((b) => h('button', {
       type: 'button', class: b.danger ? 'danger small' : 'small', onclick: () => b.run([...this.selected]),
+      dataset: { bulk: b.label.toLowerCase().replace(/[^a-z]/g, '') },
     }, b.label)));
     this.table = h('table', { class: 'data' });
     root.replaceChildren(
