@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,6 +247,26 @@ func TestWebApp(t *testing.T) {
 		}
 		if code, _ := ts.do("GET", "/static/nope.js", nil, anon); code != 404 {
 			t.Errorf("GET unknown static file: %d, want 404", code)
+		}
+		resp, err := http.Get(ts.URL + "/static/judge.js")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/javascript") {
+			t.Errorf("judge.js Content-Type = %q", ct)
+		}
+		etag := resp.Header.Get("ETag")
+		if code, _ := ts.do("GET", "/static/judge.js", nil, auth{hdr: map[string]string{"If-None-Match": etag}}); etag == "" || code != 304 {
+			t.Errorf("revalidation with ETag %q: %d, want 304", etag, code)
+		}
+		resp, err = http.Get(ts.URL + "/admin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
+			t.Errorf("admin page CSP = %q", csp)
 		}
 	})
 

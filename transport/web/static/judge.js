@@ -205,7 +205,8 @@ async function showProject(id) {
   S.reason = null;
   $('#project-table').textContent = p.location;
   $('#project-name').textContent = p.name;
-  const grp = S.groupInfo.enabled ? groupName(S.groupInfo, S.judge.group) : '';
+  S.projectGroup = S.judge.group; // assignments come from the judge's group at the time
+  const grp = S.groupInfo.enabled ? groupName(S.groupInfo, S.projectGroup) : '';
   $('#project-group').textContent = grp;
   $('#project-group').hidden = !grp;
   const ch = $('#project-challenges');
@@ -384,7 +385,10 @@ function onMessage(type, d) {
       break;
     case 'group_info':
       S.groupInfo = d;
-      if (S.project) $('#project-group').textContent = S.groupInfo.enabled ? groupName(S.groupInfo, S.judge.group) : '';
+      if (S.project) {
+        $('#project-group').textContent = S.groupInfo.enabled ? groupName(S.groupInfo, S.projectGroup) : '';
+        $('#project-group').hidden = !S.groupInfo.enabled;
+      }
       break;
     case 'judge': {
       if (typeof d.group === 'number' && S.judge && d.group !== S.judge.group) {
