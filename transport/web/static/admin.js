@@ -1,7 +1,7 @@
 // Admin dashboard: live stats, clock and log over the websocket (no polling), judges and
 // projects tables, imports, flags, options, QR codes, exports, backup, coverage chart.
 import {
-  api, upload, h, $, show, toast, fmtClock, groupName, LiveSocket, debounce, deliberationOn,
+  api, upload, h, $, show, toast, fmtClock, groupName, LiveSocket, throttle, deliberationOn,
 } from './lib.js';
 
 const A = {
@@ -227,11 +227,13 @@ $('#deliberation').addEventListener('click', async () => {
 
 // ---------- websocket ----------
 
+// Lists are refetched when the socket says they changed, at most once a second each
+// (a busy expo changes them many times a second; the last change is never missed).
 const refetch = {
-  judge: debounce(() => loadJudges(), 250),
-  project: debounce(() => loadProjects(), 250),
-  options: debounce(() => loadOptions(), 250),
-  flags: debounce(() => loadFlags(), 250),
+  judge: throttle(() => loadJudges(), 1000),
+  project: throttle(() => loadProjects(), 1000),
+  options: throttle(() => loadOptions(), 500),
+  flags: throttle(() => loadFlags(), 500),
 };
 
 function onMessage(type, d) {
@@ -292,6 +294,7 @@ class DataTable {
     this.sortKey = columns[0].key;
     this.sortDir = 1;
     this.query = '';
+    this.limit = 300; // rows drawn at once; "Show all" lifts it
     const searchId = `${name}-search`;
     this.searchInput = h('input', {
       type: 'search', id: searchId, placeholder: name === 'judges' ? 'Name, email, code, track…' : 'Name, table, challenge…',
@@ -335,7 +338,7 @@ class DataTable {
     const rows = this.visible();
     const allSel = rows.length > 0 && rows.every((r) => this.selected.has(r.id));
     const selAll = h('input', {
-      type: 'checkbox', 'aria-label': `Select all shown ${this.name}`, checked: allSel,
+      type: 'checkbox', 'aria-label': `Select all matching ${this.name}`, checked: allSel,
       onchange: (ev) => {
         for (const r of rows) {
           if (ev.target.checked) this.selected.add(r.id); else this.selected.delete(r.id);
@@ -354,7 +357,8 @@ class DataTable {
           },
         }, c.label, sorted ? (this.sortDir > 0 ? ' ▲' : ' ▼') : ''));
     }), h('th', { scope: 'col' }, 'Actions'));
-    const body = rows.map((r) => {
+    const shown = rows.slice(0, this.limit);
+    const body = shown.map((r) => {
       const cb = h('input', {
         type: 'checkbox', 'aria-label': `Select ${r.name}`, checked: this.selected.has(r.id),
         onchange: (ev) => {
@@ -369,7 +373,10 @@ class DataTable {
         h('td', {}, h('div', { class: 'row' }, ...this.actions(r))));
     });
     this.table.replaceChildren(h('thead', {}, head), h('tbody', {}, ...body));
-    this.count.textContent = `${rows.length} of ${this.rows.length} shown · ${this.selected.size} selected`;
+    const more = rows.length > shown.length
+      ? h('button', { type: 'button', class: 'small', onclick: () => { this.limit = Infinity; this.render(); } }, `Show all ${rows.length}`)
+      : null;
+    this.count.replaceChildren(`${rows.length} of ${this.rows.length} match · ${this.selected.size} selected `, more || '');
     for (const b of this.bulkBar.querySelectorAll('button')) b.disabled = this.selected.size === 0;
   }
 }

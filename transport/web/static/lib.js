@@ -182,3 +182,25 @@ export function deliberationOn(v) {
   if (v && typeof v === 'object') return !!v.on;
   return !!v;
 }
+
+/**
+ * throttle runs fn at once, then at most once per ms milliseconds while calls keep
+ * coming; a call during the quiet time is not lost, it runs when the time is up.
+ */
+export function throttle(fn, ms) {
+  let last = 0;
+  let timer = 0;
+  return () => {
+    const wait = last + ms - Date.now();
+    if (wait <= 0 && !timer) {
+      last = Date.now();
+      fn();
+    } else if (!timer) {
+      timer = setTimeout(() => {
+        timer = 0;
+        last = Date.now();
+        fn();
+      }, Math.max(wait, 0));
+    }
+  };
+}
