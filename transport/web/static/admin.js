@@ -77,9 +77,18 @@ function refreshAll() {
   loadLog();
 }
 
+// sessionEnded sends the organiser back to the login form when the session is gone.
+function sessionEnded(e) {
+  if (e && e.status === 401 && !$('#view-dash').hidden) {
+    location.reload();
+    return true;
+  }
+  return false;
+}
+
 async function quiet(p) {
   try { return await p; } catch (e) {
-    if (e.status !== 404) toast(e.message, true);
+    if (!sessionEnded(e) && e.status !== 404) toast(e.message, true);
     return null;
   }
 }
@@ -157,7 +166,7 @@ async function run(p, okMsg) {
     if (okMsg) toast(okMsg);
     return r ?? true;
   } catch (e) {
-    toast(e.message, true);
+    if (!sessionEnded(e)) toast(e.message, true);
     return null;
   }
 }
