@@ -184,7 +184,10 @@ async function nextProject() {
   S.busy = true;
   try {
     const res = await api('POST', '/api/judge/next');
-    if (res && res.project_id) {
+    if (res && res.project_id && S.deliberation) {
+      S.current = res.project_id; // kept, but nothing can be finished while deliberating
+      showStatus('deliberation');
+    } else if (res && res.project_id) {
       await showProject(res.project_id);
     } else {
       S.current = null;
