@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // Browser tests: the real server, driven through Debian's Chromium with chromedp. One
@@ -281,11 +282,15 @@ func TestWebApp(t *testing.T) {
 
 		run(t, ctx, "open judge app", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#login-code")))
 		b.shot(t, ctx, "judge-login")
+		// Log in with the keyboard only: type the code, press Enter.
 		run(t, ctx, "log in",
 			chromedp.SendKeys(chromedp.CSS("#login-code"), code),
-			chromedp.Click(chromedp.CSS("#login-form button[type=submit]")),
+			chromedp.KeyEvent(kb.Enter),
 			chromedp.WaitVisible(chromedp.CSS("#welcome-ok")),
 		)
+		if f := evalJS[string](t, ctx, `document.activeElement.id`); f != "welcome-ok" {
+			t.Errorf("focus after login is on %q, want the welcome button", f)
+		}
 		b.shot(t, ctx, "judge-welcome")
 		run(t, ctx, "start", chromedp.Click(chromedp.CSS("#welcome-ok")), chromedp.WaitVisible(chromedp.CSS("#view-project")))
 		waitJS(t, ctx, "first project", `document.querySelector('#project-name').textContent !== ''`)
@@ -459,6 +464,10 @@ func TestWebApp(t *testing.T) {
 			return o.Deliberation
 		})
 		waitJS(t, ctx, "deliberation button", `document.querySelector('#deliberation').getAttribute('aria-pressed') === 'true'`)
+
+		// The tabs work from the keyboard (arrow keys move between them).
+		run(t, ctx, "keyboard tabs", chromedp.Focus(chromedp.CSS("#tab-overview")), chromedp.KeyEvent(kb.ArrowRight))
+		waitJS(t, ctx, "judges panel by keyboard", `!document.querySelector('#panel-judges').hidden && document.activeElement.id === 'tab-judges'`)
 
 		// The judge's details show its notes and stars.
 		run(t, ctx, "judges tab", chromedp.Click(chromedp.CSS("#tab-judges")))
