@@ -235,41 +235,43 @@ func judgeState(ts *testServer, id string) map[string]any {
 	return nil
 }
 
+// TestWebStatic checks the embedded pages and files are served with their types, ETag
+// revalidation and the pages' security headers.
+func TestWebStatic(t *testing.T) {
+	ts := startServer(t)
+	for _, p := range []string{"/", "/join", "/admin", "/expo", "/static/app.css", "/static/lib.js"} {
+		code, body := ts.do("GET", p, nil, anon)
+		if code != 200 || len(body) == 0 {
+			t.Errorf("GET %s: %d", p, code)
+		}
+	}
+	if code, _ := ts.do("GET", "/static/nope.js", nil, anon); code != 404 {
+		t.Errorf("GET unknown static file: %d, want 404", code)
+	}
+	resp, err := http.Get(ts.URL + "/static/judge.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/javascript") {
+		t.Errorf("judge.js Content-Type = %q", ct)
+	}
+	etag := resp.Header.Get("ETag")
+	if code, _ := ts.do("GET", "/static/judge.js", nil, auth{hdr: map[string]string{"If-None-Match": etag}}); etag == "" || code != 304 {
+		t.Errorf("revalidation with ETag %q: %d, want 304", etag, code)
+	}
+	resp, err = http.Get(ts.URL + "/admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
+		t.Errorf("admin page CSP = %q", csp)
+	}
+}
+
 func TestWebApp(t *testing.T) {
 	b := startChromium(t)
-
-	t.Run("Static", func(t *testing.T) {
-		ts := startServer(t)
-		for _, p := range []string{"/", "/join", "/admin", "/expo", "/static/app.css", "/static/lib.js"} {
-			code, body := ts.do("GET", p, nil, anon)
-			if code != 200 || len(body) == 0 {
-				t.Errorf("GET %s: %d", p, code)
-			}
-		}
-		if code, _ := ts.do("GET", "/static/nope.js", nil, anon); code != 404 {
-			t.Errorf("GET unknown static file: %d, want 404", code)
-		}
-		resp, err := http.Get(ts.URL + "/static/judge.js")
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/javascript") {
-			t.Errorf("judge.js Content-Type = %q", ct)
-		}
-		etag := resp.Header.Get("ETag")
-		if code, _ := ts.do("GET", "/static/judge.js", nil, auth{hdr: map[string]string{"If-None-Match": etag}}); etag == "" || code != 304 {
-			t.Errorf("revalidation with ETag %q: %d, want 304", etag, code)
-		}
-		resp, err = http.Get(ts.URL + "/admin")
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
-			t.Errorf("admin page CSP = %q", csp)
-		}
-	})
 
 	t.Run("JudgeFlow", func(t *testing.T) {
 		ts := startServer(t)
