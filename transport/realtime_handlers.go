@@ -1,6 +1,265 @@
 package transport
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	fastws "github.com/fasthttp/websocket"
+	"github.com/gofiber/contrib/websocket"
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+
+	"podium/engine"
+)
+
+// realtimeExt is the server's realtime part: the hub, its observer and the metrics
+// endpoint.
+type realtimeExt struct {
+	hub     *hub
+	obs     HubObserver
+	metrics http.Handler
+	timings *hubTimings
+}
+
+// WithHubObserver sets the websocket metrics observer.
+func WithHubObserver(o HubObserver) Option {
+	return func(s *Server) { s.ext.realtime.obs = o }
+}
+
+// WithMetricsHandler serves h (the Prometheus handler) at GET /metrics on the main app.
+func WithMetricsHandler(h http.Handler) Option {
+	return func(s *Server) { s.ext.realtime.metrics = h }
+}
+
+// withHubTimings replaces the websocket intervals (tests).
+func withHubTimings(t hubTimings) Option {
+	return func(s *Server) { s.ext.realtime.timings = &t }
+}
+
+const localWS = "podium.ws"
+
+// wsPeer is what the upgrade request tells about the client, handed to the connection.
+type wsPeer struct {
+	admin bool
+	judge engine.ID
+	ip    string
+}
 
 // routesRealtime registers the websocket endpoint (SPEC §7) and metrics.
-func (s *Server) routesRealtime(r fiber.Router) {}
+func (s *Server) routesRealtime(r fiber.Router) {
+	rt := &s.ext.realtime
+	if rt.metrics != nil {
+		r.Get("/metrics", adaptor.HTTPHandler(rt.metrics))
+	}
+	t := defaultHubTimings
+	if rt.timings != nil {
+		t = *rt.timings
+	}
+	obs := rt.obs
+	if obs == nil {
+		obs = nopHubObserver{}
+	}
+	h := newHub(s, t, obs)
+	rt.hub = h
+	go h.run()
+	s.node.SetEventSink(h.publish)
+	s.onShutdown(h.shutdown)
+
+	r.Get("/api/ws", s.wsUpgrade, websocket.New(h.serve, websocket.Config{
+		// Origins are checked by wsUpgrade (the server's own origin depends on the
+		// request when PUBLIC_URL is unset, which a static list cannot express).
+		Origins:         []string{"*"},
+		ReadBufferSize:  1024,
+		WriteBufferSize: 4096,
+		WriteBufferPool: &sync.Pool{},
+		RecoverHandler: func(conn *websocket.Conn) {
+			if v := recover(); v != nil {
+				s.log.Error().Interface("panic", v).Msg("websocket handler panicked")
+				if conn.Conn != nil {
+					_ = conn.Close()
+				}
+			}
+		},
+	}))
+}
+
+// wsUpgrade vets an upgrade request before the library takes it: origin (403),
+// connection cap (503), and the roles its cookies or headers prove.
+func (s *Server) wsUpgrade(c *fiber.Ctx) error {
+	if !websocket.IsWebSocketUpgrade(c) {
+		return &httpError{status: fiber.StatusUpgradeRequired, msg: "websocket upgrade required"}
+	}
+	if !s.originAllowed(c) {
+		return &httpError{status: fiber.StatusForbidden, msg: "origin not allowed"}
+	}
+	if s.ext.realtime.hub.full() {
+		return &httpError{status: fiber.StatusServiceUnavailable, msg: "too many websocket connections"}
+	}
+	p := &wsPeer{ip: s.clientIP(c)}
+	p.judge, _ = s.judgeFromToken(bearerOrCookie(c))
+	p.admin = s.adminFromRequest(c)
+	c.Locals(localWS, p)
+	return c.Next()
+}
+
+// originAllowed implements SPEC §7: no Origin header, the server's own origin (that of
+// PUBLIC_URL when set, else the request's scheme and Host), or one of CORS_ORIGINS.
+func (s *Server) originAllowed(c *fiber.Ctx) bool {
+	origin := c.Get(fiber.HeaderOrigin)
+	if origin == "" {
+		return true
+	}
+	got := normalOrigin(origin)
+	if got == "" {
+		return false
+	}
+	own := normalOrigin(s.cfg.PublicURL)
+	if s.cfg.PublicURL == "" {
+		own = normalOrigin(c.Protocol() + "://" + c.Hostname())
+	}
+	if got == own {
+		return true
+	}
+	for _, o := range s.cfg.CORSOrigins {
+		if got == normalOrigin(o) {
+			return true
+		}
+	}
+	return false
+}
+
+// normalOrigin reduces a URL or origin to "scheme://host[:port]", lower case, without a
+// default port; "" when it is not an http(s) origin.
+func normalOrigin(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return ""
+	}
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host
+}
+
+// serve runs one connection. It stays blocked for the connection's whole life as its
+// reader and returns only after the writer has finished: the library reuses conn after.
+func (h *hub) serve(conn *websocket.Conn) {
+	p, _ := conn.Locals(localWS).(*wsPeer)
+	if p == nil {
+		p = &wsPeer{}
+	}
+	c := &client{
+		h: h, ws: conn.Conn, ip: p.ip,
+		send: make(chan *wsMsg, wsQueueLen),
+		quit: make(chan struct{}), done: make(chan struct{}),
+	}
+	h.handlers.Add(1)
+	defer h.handlers.Done()
+	if !h.register(c, p.admin, p.judge) {
+		_ = c.ws.WriteControl(fastws.CloseMessage, fastws.FormatCloseMessage(fastws.CloseTryAgainLater, "server full or shutting down"), time.Now().Add(time.Second))
+		return
+	}
+	go c.writeLoop()
+	defer func() {
+		h.unregister(c)
+		<-c.done
+		if c.reason != "" {
+			h.obs.WSDropped(c.reason)
+		}
+	}()
+	c.kill(c.readLoop())
+}
+
+// readLoop reads until the connection ends and says why it ended: a drop reason with
+// its close frame, or "" for an ordinary end.
+func (c *client) readLoop() (reason string, code int, text string) {
+	ws, t := c.ws, c.h.t
+	ws.SetReadLimit(wsMaxInbound)
+	_ = ws.SetReadDeadline(time.Now().Add(t.ReadTimeout))
+	ws.SetPongHandler(func(string) error { return ws.SetReadDeadline(time.Now().Add(t.ReadTimeout)) })
+	for {
+		_, data, err := ws.ReadMessage()
+		if err != nil {
+			var ne net.Error
+			switch {
+			case errors.Is(err, fastws.ErrReadLimit):
+				return dropOversize, fastws.CloseMessageTooBig, "message too big"
+			case errors.As(err, &ne) && ne.Timeout():
+				return dropIdle, fastws.CloseGoingAway, "idle"
+			}
+			return "", fastws.CloseNormalClosure, ""
+		}
+		_ = ws.SetReadDeadline(time.Now().Add(t.ReadTimeout))
+		select {
+		case <-c.quit:
+			return "", 0, ""
+		default:
+		}
+		c.h.inbound(c, data)
+	}
+}
+
+// wsInbound is a client message. Only "auth" means something; others are ignored.
+type wsInbound struct {
+	Type     string  `json:"type"`
+	Token    *string `json:"token"`
+	Password *string `json:"password"`
+}
+
+// inbound handles a client message: {"type":"auth","token":...} makes the connection a
+// judge's, {"type":"auth","password":...} an admin's. A failed or throttled attempt
+// closes the connection with 1008 (policy violation).
+func (h *hub) inbound(c *client, data []byte) {
+	var m wsInbound
+	if json.Unmarshal(data, &m) != nil || m.Type != "auth" {
+		return
+	}
+	s := h.s
+	var judge engine.ID
+	admin := false
+	if m.Token != nil {
+		id, ok := s.judgeFromToken(*m.Token)
+		if !ok {
+			c.kill("", fastws.ClosePolicyViolation, "authentication failed")
+			return
+		}
+		judge = id
+	}
+	if m.Password != nil {
+		key := "admin:" + c.ip
+		if n, _ := s.adminFails.peek(key); n >= adminFailLimit {
+			s.obs.Throttled("admin_login")
+			c.kill("", fastws.ClosePolicyViolation, "too many failed logins")
+			return
+		}
+		if !s.passwordOK(*m.Password) {
+			s.adminFails.hit(key)
+			c.kill("", fastws.ClosePolicyViolation, "authentication failed")
+			return
+		}
+		admin = true
+	}
+	if !admin && judge.IsZero() {
+		c.kill("", fastws.ClosePolicyViolation, "authentication failed")
+		return
+	}
+	h.authenticate(c, admin, judge)
+}
