@@ -134,24 +134,39 @@ func (c *client) enqueue(m *wsMsg) {
 	}
 }
 
-// kill ends the connection once: the writer sends the close frame (when code is not 0)
-// and closes the socket. A slow client is closed at once: it is not reading anyway, and
-// closing unblocks a writer stuck in a write.
+// kill ends the connection once. It wakes the reader at once (a read deadline in the
+// past: the library's Close does not close a hijacked socket, fasthttp does after the
+// handler returns); the writer then sends the close frame when code is not 0. A slow
+// client's writer is woken too: it is stuck in a write the client will never read.
 func (c *client) kill(reason string, code int, text string) {
 	c.once.Do(func() {
 		c.reason, c.closeCode, c.closeText = reason, code, text
 		close(c.quit)
+		nc := c.ws.NetConn()
+		_ = nc.SetReadDeadline(longAgo)
 		if reason == dropSlow {
-			_ = c.ws.Close()
+			_ = nc.SetWriteDeadline(longAgo)
 		}
 	})
+}
+
+// longAgo is a deadline that has passed: it makes blocked reads and writes return.
+var longAgo = time.Unix(1, 0)
+
+// killed reports whether kill was called.
+func (c *client) killed() bool {
+	select {
+	case <-c.quit:
+		return true
+	default:
+		return false
+	}
 }
 
 // writeLoop is the connection's only writer: queued messages with their seq, pings, and
 // the final close frame.
 func (c *client) writeLoop() {
 	defer close(c.done)
-	defer c.ws.Close()
 	t := c.h.t
 	ping := time.NewTicker(t.Ping)
 	defer ping.Stop()
@@ -584,7 +599,7 @@ func (h *hub) shutdown(ctx context.Context) error {
 	}
 	h.mu.RLock()
 	for c := range h.clients {
-		_ = c.ws.Close()
+		_ = c.ws.NetConn().SetDeadline(longAgo)
 	}
 	h.mu.RUnlock()
 	select {

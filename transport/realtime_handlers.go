@@ -82,7 +82,7 @@ func (s *Server) routesRealtime(r fiber.Router) {
 			if v := recover(); v != nil {
 				s.log.Error().Interface("panic", v).Msg("websocket handler panicked")
 				if conn.Conn != nil {
-					_ = conn.Close()
+					_ = conn.NetConn().SetDeadline(longAgo)
 				}
 			}
 		},
@@ -179,6 +179,7 @@ func (h *hub) serve(conn *websocket.Conn) {
 	}
 	go c.writeLoop()
 	defer func() {
+		c.kill("", fastws.CloseInternalServerErr, "") // no-op unless the reader panicked
 		h.unregister(c)
 		<-c.done
 		if c.reason != "" {
@@ -193,9 +194,19 @@ func (h *hub) serve(conn *websocket.Conn) {
 func (c *client) readLoop() (reason string, code int, text string) {
 	ws, t := c.ws, c.h.t
 	ws.SetReadLimit(wsMaxInbound)
-	_ = ws.SetReadDeadline(time.Now().Add(t.ReadTimeout))
-	ws.SetPongHandler(func(string) error { return ws.SetReadDeadline(time.Now().Add(t.ReadTimeout)) })
+	ws.SetPongHandler(func(string) error {
+		if c.killed() {
+			return errConnKilled
+		}
+		return ws.SetReadDeadline(time.Now().Add(t.ReadTimeout))
+	})
 	for {
+		// Set the deadline before looking at quit: a kill after the check moves the
+		// deadline into the past and wakes the read below.
+		_ = ws.SetReadDeadline(time.Now().Add(t.ReadTimeout))
+		if c.killed() {
+			return "", 0, ""
+		}
 		_, data, err := ws.ReadMessage()
 		if err != nil {
 			var ne net.Error
@@ -207,15 +218,11 @@ func (c *client) readLoop() (reason string, code int, text string) {
 			}
 			return "", fastws.CloseNormalClosure, ""
 		}
-		_ = ws.SetReadDeadline(time.Now().Add(t.ReadTimeout))
-		select {
-		case <-c.quit:
-			return "", 0, ""
-		default:
-		}
 		c.h.inbound(c, data)
 	}
 }
+
+var errConnKilled = errors.New("connection closed by the server")
 
 // wsInbound is a client message. Only "auth" means something; others are ignored.
 type wsInbound struct {
