@@ -20,12 +20,19 @@ import (
 // every write (pings included); the hub never blocks on a socket, hands the same encoded
 // bytes to every queue, and disconnects a client whose queue is full. The engine never
 // waits for the hub: events arrive through a buffered channel that drops when full.
+//
+// A queue entry is a delivery: every message one dispatch (one or more engine batches)
+// has for that client, in order. A CSV import of 500 projects is then one delivery of 500
+// expo messages, not 500 entries that would overflow every queue at once; a client is
+// slow when 64 deliveries wait for it.
 
 const (
-	wsQueueLen     = 64      // messages queued per connection before it counts as slow
+	wsQueueLen     = 64      // deliveries queued per connection before it counts as slow
 	wsMaxInbound   = 4 << 10 // bytes; a bigger inbound message closes the connection
 	wsEventBacklog = 4096    // event batches waiting for the hub goroutine
 	wsDrainMax     = 256     // batches the hub coalesces into one dispatch
+
+	wsSocketSendBuffer = 128 << 10 // SO_SNDBUF of a websocket connection
 
 	roleAnonymous = "anonymous"
 	roleJudge     = "judge"
@@ -99,7 +106,7 @@ type client struct {
 	h    *hub
 	ws   *fastws.Conn // the library's connection (not the pooled contrib wrapper)
 	ip   string
-	send chan *wsMsg
+	send chan []*wsMsg // deliveries
 	quit chan struct{} // closed by kill
 	done chan struct{} // closed when the writer has returned
 
@@ -124,11 +131,14 @@ func (c *client) roleName() string {
 	return roleAnonymous
 }
 
-// enqueue hands m to the client's writer without blocking; a full queue disconnects the
-// client as slow.
-func (c *client) enqueue(m *wsMsg) {
+// enqueue hands a delivery to the client's writer without blocking; a full queue
+// disconnects the client as slow.
+func (c *client) enqueue(d []*wsMsg) {
+	if len(d) == 0 {
+		return
+	}
 	select {
-	case c.send <- m:
+	case c.send <- d:
 	default:
 		c.kill(dropSlow, 0, "")
 	}
@@ -174,13 +184,15 @@ func (c *client) writeLoop() {
 	num := make([]byte, 0, 20)
 	for {
 		select {
-		case m := <-c.send:
-			seq++
-			if err := c.write(m, strconv.AppendUint(num[:0], seq, 10)); err != nil {
-				c.writeFailed(err)
-				return
+		case d := <-c.send:
+			for _, m := range d {
+				seq++
+				if err := c.write(m, strconv.AppendUint(num[:0], seq, 10)); err != nil {
+					c.writeFailed(err)
+					return
+				}
+				c.h.obs.WSSent(m.typ)
 			}
-			c.h.obs.WSSent(m.typ)
 		case <-ping.C:
 			if err := c.ws.WriteControl(fastws.PingMessage, nil, time.Now().Add(t.WriteTimeout)); err != nil {
 				c.writeFailed(err)
@@ -309,33 +321,93 @@ func (h *hub) run() {
 	}
 }
 
-// dispatch encodes each event once and hands it to its audience.
+// dispatch encodes each event once and hands every client one delivery with the
+// messages meant for it, in order. Clients with the same view share one slice: everyone
+// messages for anonymous clients, everyone+admin messages for admins, and per judge the
+// everyone messages plus that judge's own.
 func (h *hub) dispatch(evs []engine.Event) {
+	type addressed struct {
+		m  *wsMsg
+		to engine.Audience
+		j  engine.ID
+	}
+	msgs := make([]addressed, 0, len(evs))
+	var forAll, forAdmins []*wsMsg
+	judgeEvents := false
 	for _, ev := range evs {
 		m, err := newWSMsg(ev.Type, ev.Data)
 		if err != nil {
 			h.s.log.Error().Err(err).Str("type", ev.Type).Msg("encode websocket event")
 			continue
 		}
-		start := time.Now()
-		h.mu.RLock()
+		msgs = append(msgs, addressed{m, ev.To, ev.Judge})
 		switch ev.To {
 		case engine.ToEveryone:
-			for c := range h.clients {
-				c.enqueue(m)
-			}
+			forAll = append(forAll, m)
+			forAdmins = append(forAdmins, m)
 		case engine.ToAdmins:
-			for c := range h.admins {
-				c.enqueue(m)
-			}
+			forAdmins = append(forAdmins, m)
 		case engine.ToJudge:
-			for c := range h.judges[ev.Judge] {
-				c.enqueue(m)
+			judgeEvents = true
+		}
+	}
+	if len(msgs) == 0 {
+		return
+	}
+	// view builds the delivery of a client that is admin and/or judge j.
+	view := func(admin bool, j engine.ID) []*wsMsg {
+		var out []*wsMsg
+		for _, a := range msgs {
+			if a.to == engine.ToEveryone || (admin && a.to == engine.ToAdmins) || (a.to == engine.ToJudge && a.j == j) {
+				out = append(out, a.m)
 			}
 		}
-		h.mu.RUnlock()
-		h.obs.WSBroadcast(time.Since(start))
+		return out
 	}
+	start := time.Now()
+	h.mu.RLock()
+	var forJudge map[engine.ID][]*wsMsg
+	if judgeEvents {
+		forJudge = map[engine.ID][]*wsMsg{}
+		for _, a := range msgs {
+			if a.to != engine.ToJudge {
+				continue
+			}
+			if _, done := forJudge[a.j]; !done && len(h.judges[a.j]) > 0 {
+				forJudge[a.j] = view(false, a.j)
+			}
+		}
+	}
+	deliver := func(c *client) {
+		d := forAll
+		switch {
+		case c.admin && forJudge[c.judge] != nil:
+			d = view(true, c.judge)
+		case c.admin:
+			d = forAdmins
+		case forJudge[c.judge] != nil:
+			d = forJudge[c.judge]
+		}
+		c.enqueue(d)
+	}
+	if len(forAll) > 0 {
+		for c := range h.clients {
+			deliver(c)
+		}
+	} else { // only admins and some judges have something: skip everyone else
+		for c := range h.admins {
+			deliver(c)
+		}
+		for j := range forJudge {
+			for c := range h.judges[j] {
+				if !c.admin {
+					deliver(c)
+				}
+			}
+		}
+	}
+	h.mu.RUnlock()
+	h.obs.WSBroadcast(time.Since(start))
 }
 
 // coalesce merges what dashboards need only once per dispatch: all audit lines into one
@@ -535,14 +607,16 @@ func (h *hub) setRolesLocked(c *client, admin bool, judge engine.ID) {
 			stats = s.AdminStats("")
 		}
 	})
+	var d []*wsMsg
 	if m, err := newWSMsg("hello", hello); err == nil {
-		c.enqueue(m)
+		d = append(d, m)
 	}
 	if c.admin {
 		if m, err := newWSMsg(engine.EvStats, stats); err == nil {
-			c.enqueue(m)
+			d = append(d, m)
 		}
 	}
+	c.enqueue(d)
 }
 
 func (h *hub) removeJudgeLocked(c *client) {

@@ -101,6 +101,12 @@ func (s *Server) wsUpgrade(c *fiber.Ctx) error {
 	if s.ext.realtime.hub.full() {
 		return &httpError{status: fiber.StatusServiceUnavailable, msg: "too many websocket connections"}
 	}
+	// Bound the kernel's send buffer: a client that stops reading then fills its queue
+	// (and is dropped) after ~wsSocketSendBuffer instead of the several MiB Linux
+	// autotuning would let it hold.
+	if tc, ok := c.Context().Conn().(interface{ SetWriteBuffer(int) error }); ok {
+		_ = tc.SetWriteBuffer(wsSocketSendBuffer)
+	}
 	p := &wsPeer{ip: s.clientIP(c)}
 	p.judge, _ = s.judgeFromToken(bearerOrCookie(c))
 	p.admin = s.adminFromRequest(c)
@@ -168,7 +174,7 @@ func (h *hub) serve(conn *websocket.Conn) {
 	}
 	c := &client{
 		h: h, ws: conn.Conn, ip: p.ip,
-		send: make(chan *wsMsg, wsQueueLen),
+		send: make(chan []*wsMsg, wsQueueLen),
 		quit: make(chan struct{}), done: make(chan struct{}),
 	}
 	h.handlers.Add(1)
