@@ -281,6 +281,11 @@ func newHub(s *Server, t hubTimings, obs HubObserver) *hub {
 // never blocks: when the hub's backlog is full the batch is dropped and counted.
 func (h *hub) publish(evs []engine.Event) {
 	select {
+	case <-h.stop: // shut down: nobody to tell
+		return
+	default:
+	}
+	select {
 	case h.events <- evs:
 	default:
 		h.obs.WSEventsLost(1)

@@ -381,6 +381,41 @@ func TestWSFlagAndJudgeRouting(t *testing.T) {
 	anonWS.expectNext("deliberation")
 }
 
+// TestWSStatsCoalesced checks that admins get stats at most twice per second however
+// fast the state changes, and that the last stats they got are the current ones.
+func TestWSStatsCoalesced(t *testing.T) {
+	ts := startServer(t)
+	adminWS, _ := ts.mustDialWS(cookieHeader(cookieAdmin, ts.adminCookie()))
+	last := decode[engine.AdminStats](t, adminWS.expectNext("stats").Data)
+	start := time.Now()
+	for i := 0; i < 30; i++ {
+		ts.addProject(fmt.Sprintf("P%d", i), "")
+		ts.addJudge(fmt.Sprintf("J%d", i), fmt.Sprintf("j%d@example.com", i), "")
+	}
+	time.Sleep(2 * defaultHubTimings.StatsEvery) // let the last coalesced stats go out
+	elapsed := time.Since(start)
+	stats := 0
+	for {
+		m, err := adminWS.read(200 * time.Millisecond)
+		if err != nil {
+			break
+		}
+		if m.Type == "stats" {
+			stats++
+			last = decode[engine.AdminStats](t, m.Data)
+		}
+	}
+	if max := int(elapsed/defaultHubTimings.StatsEvery) + 1; stats > max {
+		t.Fatalf("%d stats messages in %v (at most %d)", stats, elapsed, max)
+	}
+	var want engine.AdminStats
+	ts.Node.Read(func(s *engine.State) { want = s.AdminStats("") })
+	if last != want {
+		t.Fatalf("last stats %+v, current %+v", last, want)
+	}
+	t.Logf("%d stats messages during %v of changes", stats, elapsed)
+}
+
 func TestCoalesce(t *testing.T) {
 	id := func(b byte) engine.ID { return engine.ID{b} }
 	in := []engine.Event{
