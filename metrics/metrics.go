@@ -84,7 +84,7 @@ func New() *Metrics {
 	}
 	m.applyDur = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "podium_engine_apply_duration_seconds", Help: "Time to apply one command to the state.",
-		Buckets: prometheus.ExponentialBucketsRange(1e-6, 0.1, 12),
+		Buckets: []float64{1e-6, 5e-6, 1e-5, 5e-5, 1e-4, 5e-4, .001, .005, .01, .05, .1},
 	})
 	m.queueDepth = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "podium_engine_queue_depth", Help: "Commands waiting for the writer when it last took a batch.",
@@ -99,7 +99,7 @@ func New() *Metrics {
 	})
 	m.snapDur = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "podium_snapshot_duration_seconds", Help: "Time to write a full snapshot.",
-		Buckets: prometheus.ExponentialBucketsRange(1e-3, 30, 12),
+		Buckets: []float64{.001, .005, .01, .05, .1, .5, 1, 5, 10, 30},
 	})
 	m.snapSize = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "podium_snapshot_size_bytes", Help: "Size of the last snapshot written.",
@@ -126,7 +126,7 @@ func New() *Metrics {
 	}
 	m.wsBroadcast = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "podium_ws_broadcast_duration_seconds", Help: "Time to hand one message to every recipient's queue.",
-		Buckets: prometheus.ExponentialBucketsRange(1e-3, 1, 10),
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
 	})
 	m.wsLost = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "podium_ws_event_batches_dropped_total", Help: "Event batches the hub could not take because its backlog was full.",
