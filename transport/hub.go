@@ -116,9 +116,18 @@ type client struct {
 	closeText string
 
 	// guarded by hub.mu
-	admin bool
-	judge engine.ID // zero = not a judge
-	role  string    // the role counted in the connections gauge
+	roles
+	role string // the role counted in the connections gauge
+}
+
+// roles says what a connection proved. The hashes of cookie sessions and judge tokens
+// are kept so that a session that ends (logout, a newer login, expiry) ends the
+// connection too.
+type roles struct {
+	admin     bool
+	adminHash string    // admin session hash; "" when proved by password
+	judge     engine.ID // zero = not a judge
+	judgeHash string
 }
 
 func (c *client) roleName() string {
@@ -299,8 +308,12 @@ func (h *hub) full() bool { return h.count.Load() >= int64(h.max) }
 // sends the coalesced admin stats.
 func (h *hub) run() {
 	defer close(h.stopped)
+	check := time.NewTicker(h.t.Ping)
+	defer check.Stop()
 	for {
 		select {
+		case <-check.C:
+			h.revalidate()
 		case evs := <-h.events:
 			all := evs
 		drain:
@@ -323,6 +336,43 @@ func (h *hub) run() {
 			}
 			return
 		}
+	}
+}
+
+// revalidate ends the connections whose session ended since they proved it: admin
+// logout or expiry, judge logout, a newer login of the judge, or the judge's deletion.
+func (h *hub) revalidate() {
+	type proof struct {
+		c *client
+		r roles
+	}
+	var list []proof
+	h.mu.RLock()
+	for c := range h.clients {
+		if c.adminHash != "" || c.judgeHash != "" {
+			list = append(list, proof{c, c.roles})
+		}
+	}
+	h.mu.RUnlock()
+	if len(list) == 0 {
+		return
+	}
+	now := time.Now().UnixMilli()
+	var ended []*client
+	h.s.node.Read(func(s *engine.State) {
+		for _, p := range list {
+			valid := p.r.adminHash == "" || s.AdminSessionValid(p.r.adminHash, now)
+			if p.r.judgeHash != "" {
+				j, ok := s.JudgeByToken(p.r.judgeHash)
+				valid = valid && ok && j.ID == p.r.judge
+			}
+			if !valid {
+				ended = append(ended, p.c)
+			}
+		}
+	})
+	for _, c := range ended {
+		c.kill("", fastws.ClosePolicyViolation, "session ended")
 	}
 }
 
@@ -538,7 +588,7 @@ type helloJudge struct {
 
 // register adds c with its roles and queues its hello (and, for an admin, the current
 // stats). It refuses when the hub is closing or full.
-func (h *hub) register(c *client, admin bool, judge engine.ID) bool {
+func (h *hub) register(c *client, r roles) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closing || len(h.clients) >= h.max {
@@ -548,42 +598,49 @@ func (h *hub) register(c *client, admin bool, judge engine.ID) bool {
 	h.count.Store(int64(len(h.clients)))
 	c.role = roleAnonymous
 	h.obs.WSConnections(roleAnonymous, 1)
-	h.setRolesLocked(c, admin, judge)
+	h.setRolesLocked(c, r)
 	return true
 }
 
 // authenticate adds roles to a connected client and sends a new hello.
-func (h *hub) authenticate(c *client, admin bool, judge engine.ID) {
+func (h *hub) authenticate(c *client, r roles) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.clients[c]; !ok {
 		return
 	}
-	h.setRolesLocked(c, admin || c.admin, judge)
+	if !r.admin && c.admin { // keep the admin role when a judge token is added
+		r.admin, r.adminHash = true, c.adminHash
+	}
+	if r.judge.IsZero() {
+		r.judge, r.judgeHash = c.judge, c.judgeHash
+	}
+	h.setRolesLocked(c, r)
 }
 
 // setRolesLocked updates c's roles and indexes and queues a hello built from the state
 // read now. Holding the hub lock while reading keeps hello and events in order: an event
 // is dispatched either before (hello already shows its effect) or after (c receives it).
-func (h *hub) setRolesLocked(c *client, admin bool, judge engine.ID) {
-	if c.admin != admin {
-		if admin {
+func (h *hub) setRolesLocked(c *client, r roles) {
+	if c.admin != r.admin {
+		if r.admin {
 			h.admins[c] = struct{}{}
 		} else {
 			delete(h.admins, c)
 		}
-		c.admin = admin
 	}
-	if !judge.IsZero() && judge != c.judge {
+	if r.judge != c.judge {
 		h.removeJudgeLocked(c)
-		c.judge = judge
-		set := h.judges[judge]
-		if set == nil {
-			set = map[*client]struct{}{}
-			h.judges[judge] = set
+		if !r.judge.IsZero() {
+			set := h.judges[r.judge]
+			if set == nil {
+				set = map[*client]struct{}{}
+				h.judges[r.judge] = set
+			}
+			set[c] = struct{}{}
 		}
-		set[c] = struct{}{}
 	}
+	c.roles = r
 	if r := c.roleName(); r != c.role {
 		h.obs.WSConnections(c.role, -1)
 		h.obs.WSConnections(r, 1)

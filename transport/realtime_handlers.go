@@ -46,9 +46,11 @@ const localWS = "podium.ws"
 
 // wsPeer is what the upgrade request tells about the client, handed to the connection.
 type wsPeer struct {
-	admin bool
-	judge engine.ID
-	ip    string
+	admin     bool
+	adminHash string // admin session (cookie) to re-check; "" for password auth
+	judge     engine.ID
+	judgeHash string // judge session token hash to re-check
+	ip        string
 }
 
 // routesRealtime registers the websocket endpoint (SPEC §7) and metrics.
@@ -108,8 +110,26 @@ func (s *Server) wsUpgrade(c *fiber.Ctx) error {
 		_ = tc.SetWriteBuffer(wsSocketSendBuffer)
 	}
 	p := &wsPeer{ip: s.clientIP(c)}
-	p.judge, _ = s.judgeFromToken(bearerOrCookie(c))
-	p.admin = s.adminFromRequest(c)
+	if tok := bearerOrCookie(c); tok != "" {
+		if id, ok := s.judgeFromToken(tok); ok {
+			p.judge, p.judgeHash = id, hashToken(tok)
+		}
+	}
+	basic := strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderAuthorization)), "basic ")
+	if basic { // Basic credentials are a password attempt: throttled like admin logins
+		key := "admin:" + p.ip
+		if n, retry := s.adminFails.peek(key); n >= adminFailLimit {
+			s.obs.Throttled("admin_login")
+			return &httpError{status: fiber.StatusTooManyRequests, msg: "too many failed logins; try again later", retryAfter: retry}
+		}
+		if !s.adminFromRequest(c) {
+			s.adminFails.hit(key)
+			return errUnauthorized
+		}
+		p.admin = true
+	} else if s.adminFromRequest(c) {
+		p.admin, p.adminHash = true, hashToken(c.Cookies(cookieAdmin))
+	}
 	c.Locals(localWS, p)
 	return c.Next()
 }
@@ -179,7 +199,7 @@ func (h *hub) serve(conn *websocket.Conn) {
 	}
 	h.handlers.Add(1)
 	defer h.handlers.Done()
-	if !h.register(c, p.admin, p.judge) {
+	if !h.register(c, roles{admin: p.admin, adminHash: p.adminHash, judge: p.judge, judgeHash: p.judgeHash}) {
 		_ = c.ws.WriteControl(fastws.CloseMessage, fastws.FormatCloseMessage(fastws.CloseTryAgainLater, "server full or shutting down"), time.Now().Add(time.Second))
 		return
 	}
@@ -246,15 +266,14 @@ func (h *hub) inbound(c *client, data []byte) {
 		return
 	}
 	s := h.s
-	var judge engine.ID
-	admin := false
+	var r roles
 	if m.Token != nil {
 		id, ok := s.judgeFromToken(*m.Token)
 		if !ok {
 			c.kill("", fastws.ClosePolicyViolation, "authentication failed")
 			return
 		}
-		judge = id
+		r.judge, r.judgeHash = id, hashToken(*m.Token)
 	}
 	if m.Password != nil {
 		key := "admin:" + c.ip
@@ -268,11 +287,11 @@ func (h *hub) inbound(c *client, data []byte) {
 			c.kill("", fastws.ClosePolicyViolation, "authentication failed")
 			return
 		}
-		admin = true
+		r.admin = true
 	}
-	if !admin && judge.IsZero() {
+	if !r.admin && r.judge.IsZero() {
 		c.kill("", fastws.ClosePolicyViolation, "authentication failed")
 		return
 	}
-	h.authenticate(c, admin, judge)
+	h.authenticate(c, r)
 }

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bufio"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -707,6 +708,58 @@ func TestWSPingAndIdleDrop(t *testing.T) {
 	}
 }
 
+func TestWSSessionEndCloses(t *testing.T) {
+	ts := startServerWith(t, nil, []Option{withHubTimings(hubTimings{
+		Ping: 30 * time.Millisecond, ReadTimeout: 5 * time.Second,
+		WriteTimeout: time.Second, StatsEvery: 10 * time.Millisecond,
+	})})
+	_, code := ts.addJudge("Ada", "ada@example.com", "")
+	token := ts.login(code)
+	judgeWS, _ := ts.mustDialWS(cookieHeader(cookieJudge, token))
+	cookie := ts.adminCookie()
+	adminWS, _ := ts.mustDialWS(cookieHeader(cookieAdmin, cookie))
+	pwAdmin, _ := ts.mustDialWS(nil)
+	pwAdmin.send(map[string]string{"type": "auth", "password": testPassword})
+	pwAdmin.expectNext("hello")
+	waitFor(t, "3 connections", func() bool { return ts.hub().count.Load() == 3 })
+
+	ts.must(200, "POST", "/api/judge/logout", nil, asJudge(token), nil)
+	if code := judgeWS.expectClose(); code != fastws.ClosePolicyViolation {
+		t.Fatalf("judge after logout: close %d", code)
+	}
+	ts.must(200, "POST", "/api/admin/logout", nil, auth{hdr: map[string]string{"Cookie": cookieAdmin + "=" + cookie}}, nil)
+	if code := adminWS.expectClose(); code != fastws.ClosePolicyViolation {
+		t.Fatalf("admin after logout: close %d", code)
+	}
+	// An admin who proved the password has no session to end.
+	time.Sleep(100 * time.Millisecond)
+	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
+	pwAdmin.expect("clock")
+}
+
+// Basic credentials on the upgrade are password attempts, throttled like logins.
+func TestWSBasicAuthThrottled(t *testing.T) {
+	ts := startServer(t)
+	basic := func(pw string) http.Header {
+		return http.Header{"Authorization": {"Basic " + base64.StdEncoding.EncodeToString([]byte("admin:"+pw))}}
+	}
+	w, _, err := ts.dialWS(basic(testPassword))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := decode[helloMsg](t, w.expectNext("hello").Data); h.Role != "admin" {
+		t.Fatalf("basic admin hello %+v", h)
+	}
+	for i := 0; i < adminFailLimit; i++ {
+		if _, resp, _ := ts.dialWS(basic("wrong")); resp == nil || resp.StatusCode != 401 {
+			t.Fatalf("wrong password %d: %+v", i, resp)
+		}
+	}
+	if _, resp, _ := ts.dialWS(basic(testPassword)); resp == nil || resp.StatusCode != 429 {
+		t.Fatalf("after %d failures: %+v", adminFailLimit, resp)
+	}
+}
+
 func TestWSShutdownClosesWith1001(t *testing.T) {
 	ts := startServer(t)
 	w, _ := ts.mustDialWS(nil)
@@ -774,8 +827,8 @@ func TestWSBroadcast2000(t *testing.T) {
 		lat[i] = recv[i].Sub(t0)
 	}
 	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
-	t.Logf("%d clients received the broadcast; delivery latency from the request: p50 %v, p99 %v, max %v",
-		n, lat[n/2], lat[n*99/100], lat[n-1])
+	t.Logf("%d clients received the broadcast; delivery latency from the request: p50 %v, p99 %v, max %v; first to last client %v",
+		n, lat[n/2], lat[n*99/100], lat[n-1], lat[n-1]-lat[0])
 }
 
 // BenchmarkWSIdleMemory measures the server's resident memory per idle websocket
