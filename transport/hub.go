@@ -587,13 +587,15 @@ type helloJudge struct {
 }
 
 // register adds c with its roles and queues its hello (and, for an admin, the current
-// stats). It refuses when the hub is closing or full.
+// stats). It refuses when the hub is closing or full. A registered client's handler
+// must call h.handlers.Done when it returns.
 func (h *hub) register(c *client, r roles) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closing || len(h.clients) >= h.max {
 		return false
 	}
+	h.handlers.Add(1) // under the lock with closing false: never concurrent with Wait from zero
 	h.clients[c] = struct{}{}
 	h.count.Store(int64(len(h.clients)))
 	c.role = roleAnonymous

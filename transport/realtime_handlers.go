@@ -197,12 +197,11 @@ func (h *hub) serve(conn *websocket.Conn) {
 		send: make(chan []*wsMsg, wsQueueLen),
 		quit: make(chan struct{}), done: make(chan struct{}),
 	}
-	h.handlers.Add(1)
-	defer h.handlers.Done()
 	if !h.register(c, roles{admin: p.admin, adminHash: p.adminHash, judge: p.judge, judgeHash: p.judgeHash}) {
 		_ = c.ws.WriteControl(fastws.CloseMessage, fastws.FormatCloseMessage(fastws.CloseTryAgainLater, "server full or shutting down"), time.Now().Add(time.Second))
 		return
 	}
+	defer h.handlers.Done()
 	go c.writeLoop()
 	defer func() {
 		c.kill("", fastws.CloseInternalServerErr, "") // no-op unless the reader panicked
