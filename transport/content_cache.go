@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 
 	"podium/engine"
 )
@@ -25,6 +26,8 @@ type contentBody struct {
 	gz     []byte // gzip variant; nil when it would not be smaller than raw
 	etag   string // strong ETag of raw
 	etagGz string // strong ETag of gz (same content, other encoding)
+
+	etagBytes, etagGzBytes []byte
 }
 
 // kindCache holds the current body of one content kind. Requests read it with two
@@ -112,6 +115,7 @@ func (cc *contentCache) encode(k int) (*contentBody, error) {
 	sum := sha256.Sum256(raw)
 	tag := hex.EncodeToString(sum[:16])
 	b := &contentBody{raw: raw, etag: `"` + tag + `"`, etagGz: `"` + tag + `-gzip"`}
+	b.etagBytes, b.etagGzBytes = []byte(b.etag), []byte(b.etagGz)
 	var buf bytes.Buffer
 	buf.Grow(len(raw)/2 + 64)
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
@@ -127,25 +131,39 @@ func (cc *contentCache) encode(k int) (*contentBody, error) {
 	return b, nil
 }
 
+// Header names and values set on every content response, as bytes so that a request
+// costs no conversions or key normalisation. Names are in fasthttp's normalised form
+// (SetCanonical stores them as given and Peek looks them up normalised).
+var (
+	hdrETag            = []byte("Etag")
+	hdrCacheControl    = []byte(fiber.HeaderCacheControl)
+	hdrVary            = []byte(fiber.HeaderVary)
+	hdrContentEncoding = []byte(fiber.HeaderContentEncoding)
+	valAcceptEncoding  = []byte(fiber.HeaderAcceptEncoding)
+	valGzip            = []byte("gzip")
+	valJSON            = []byte(fiber.MIMEApplicationJSON)
+)
+
 // send answers with a cached body: 304 when If-None-Match names it, otherwise the gzip
 // variant when the client accepts it, else the plain JSON. Nothing is encoded here.
-func (b *contentBody) send(c *fiber.Ctx, cacheControl string) error {
-	useGz := b.gz != nil && acceptsGzip(c.Get(fiber.HeaderAcceptEncoding))
-	etag := b.etag
+func (b *contentBody) send(c *fiber.Ctx, cacheControl []byte) error {
+	req := &c.Request().Header
+	useGz := b.gz != nil && acceptsGzip(utils.UnsafeString(req.Peek(fiber.HeaderAcceptEncoding)))
+	etag := b.etagBytes
 	if useGz {
-		etag = b.etagGz
+		etag = b.etagGzBytes
 	}
 	h := &c.Response().Header
-	h.Set(fiber.HeaderETag, etag)
-	h.Set(fiber.HeaderCacheControl, cacheControl)
-	h.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
-	if inm := c.Get(fiber.HeaderIfNoneMatch); inm != "" && b.matches(inm) {
+	h.SetCanonical(hdrETag, etag)
+	h.SetCanonical(hdrCacheControl, cacheControl)
+	h.SetCanonical(hdrVary, valAcceptEncoding)
+	if inm := req.Peek(fiber.HeaderIfNoneMatch); len(inm) > 0 && b.matches(utils.UnsafeString(inm)) {
 		c.Status(fiber.StatusNotModified)
 		return nil
 	}
-	h.SetContentType(fiber.MIMEApplicationJSON)
+	h.SetContentTypeBytes(valJSON)
 	if useGz {
-		h.Set(fiber.HeaderContentEncoding, "gzip")
+		h.SetCanonical(hdrContentEncoding, valGzip)
 		c.Response().SetBodyRaw(b.gz) // shared, never modified
 		return nil
 	}
@@ -156,8 +174,10 @@ func (b *contentBody) send(c *fiber.Ctx, cacheControl string) error {
 // matches reports whether an If-None-Match value names this content (either encoding;
 // weak comparison as RFC 9110 §13.1.2 asks).
 func (b *contentBody) matches(inm string) bool {
-	for _, part := range strings.Split(inm, ",") {
-		t := strings.TrimSpace(part)
+	for inm != "" {
+		var t string
+		t, inm, _ = strings.Cut(inm, ",")
+		t = strings.TrimSpace(t)
 		if t == "*" {
 			return true
 		}
@@ -182,7 +202,9 @@ func acceptsGzip(ae string) bool {
 			continue
 		}
 		q := 1.0
-		for _, p := range strings.Split(params, ";") {
+		for params != "" {
+			var p string
+			p, params, _ = strings.Cut(params, ";")
 			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
 			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
 				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {

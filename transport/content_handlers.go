@@ -18,10 +18,15 @@ import (
 // that keep their own copy: they may reuse it for a minute without asking, then
 // revalidate with If-None-Match (a 304 carries no body). "private" keeps shared caches
 // (CDNs, proxies) from storing a response that was only served against an API key.
-const (
-	publicCacheControl = "private, max-age=60"
-	// Admin screens must see their own edits at once; they revalidate every time.
-	adminCacheControl = "no-cache"
+const publicCacheControl = "private, max-age=60"
+
+// adminCacheControl: admin screens must see their own edits at once; they revalidate
+// every time.
+const adminCacheControl = "no-cache"
+
+var (
+	publicCacheControlBytes = []byte(publicCacheControl)
+	adminCacheControlBytes  = []byte(adminCacheControl)
 )
 
 var (
@@ -57,7 +62,7 @@ func (h *contentHandlers) public(k int) fiber.Handler {
 		if !h.keySet {
 			return errPublicDisabled
 		}
-		got := sha256.Sum256([]byte(c.Get("X-API-Key")))
+		got := sha256.Sum256(c.Request().Header.Peek("X-API-Key"))
 		if subtle.ConstantTimeCompare(got[:], h.keyHash[:]) != 1 {
 			return errAPIKey
 		}
@@ -65,7 +70,7 @@ func (h *contentHandlers) public(k int) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		return b.send(c, publicCacheControl)
+		return b.send(c, publicCacheControlBytes)
 	}
 }
 
@@ -89,7 +94,7 @@ func (h *contentHandlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return b.send(c, adminCacheControl)
+	return b.send(c, adminCacheControlBytes)
 }
 
 // submit runs a content command and, unless the engine refused it (nothing changed),

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/valyala/fasthttp"
 
 	"podium/engine"
 	"podium/persist"
@@ -63,7 +64,7 @@ func (ts *testServer) get(path string, hdr map[string]string) (*http.Response, [
 
 type scheduleOut struct {
 	ID, EventName, Description, StartTime, EndTime, Location, CreatedAt, UpdatedAt string
-	Tags                                                                          []string
+	Tags                                                                           []string
 }
 
 func (s *scheduleOut) UnmarshalJSON(b []byte) error {
@@ -535,6 +536,61 @@ func TestContentHTTPCaching(t *testing.T) {
 	}
 }
 
+func TestAcceptsGzip(t *testing.T) {
+	for ae, want := range map[string]bool{
+		"":                        false,
+		"gzip":                    true,
+		"GZIP":                    true,
+		"gzip, deflate, br":       true,
+		"br;q=1.0, gzip;q=0.8":    true,
+		"deflate, br":             false,
+		"identity":                false,
+		"gzip;q=0":                false,
+		"gzip; q=0.000":           false,
+		"*":                       true,
+		"*;q=0":                   false,
+		"gzip;q=0, *":             false,
+		"x-gzip":                  true,
+		"br, *;q=0.1":             true,
+		"gzip;level=1;q=0.5":      true,
+		"gzipped, notgzip":        false,
+		" gzip ; q = 0.3 , br":    true,
+		"identity;q=1, gzip;q=0 ": false,
+	} {
+		if got := acceptsGzip(ae); got != want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", ae, got, want)
+		}
+	}
+}
+
+// A fasthttp client (which looks headers up in its normalised form) sees the same
+// validators as net/http.
+func TestContentHeadersForFasthttpClients(t *testing.T) {
+	ts := startServer(t, withAPIKey)
+	ts.must(200, "POST", "/api/admin/content/faq", `{"question":"q","answer":"`+strings.Repeat("long answer ", 50)+`"}`, asAdmin, nil)
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.SetRequestURI(ts.URL + "/v1/public/faq")
+	req.Header.Set("X-API-Key", testAPIKey)
+	req.Header.Set("Accept-Encoding", "gzip")
+	if err := fasthttp.Do(req, resp); err != nil {
+		t.Fatal(err)
+	}
+	etag := string(resp.Header.Peek("ETag"))
+	if resp.StatusCode() != 200 || etag == "" || string(resp.Header.Peek("Content-Encoding")) != "gzip" ||
+		string(resp.Header.Peek("Cache-Control")) != publicCacheControl || string(resp.Header.Peek("Vary")) != "Accept-Encoding" {
+		t.Fatalf("headers: %d %s", resp.StatusCode(), resp.Header.String())
+	}
+	req.Header.Set("If-None-Match", etag)
+	if err := fasthttp.Do(req, resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode() != 304 || len(resp.Body()) != 0 {
+		t.Fatalf("revalidation: %d, %d bytes", resp.StatusCode(), len(resp.Body()))
+	}
+}
+
 // Readers racing with writers always get a complete, current-or-newer body whose ETag
 // belongs to it (run with -race).
 func TestContentConcurrentReadsDuringChanges(t *testing.T) {
@@ -667,20 +723,20 @@ func TestContentUntouchedByJudgingChanges(t *testing.T) {
 // ---- Benchmark ----
 
 // benchServer starts a server for a benchmark (the test harness takes a *testing.T).
-func benchServer(b *testing.B) (url string, stop func()) {
+func benchServer(b *testing.B) (url string, srv *Server, stop func()) {
 	dir := b.TempDir()
 	log := zerolog.Nop()
 	node, err := persist.Open(dir, persist.Options{Log: log})
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := New(Config{DataDir: dir, AdminPassword: testPassword, PublicAPIKey: testAPIKey}, node, log)
+	srv = New(Config{DataDir: dir, AdminPassword: testPassword, PublicAPIKey: testAPIKey}, node, log)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	go func() { _ = srv.Listen(ln) }()
-	return "http://" + ln.Addr().String(), func() {
+	return "http://" + ln.Addr().String(), srv, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(ctx)
@@ -688,44 +744,70 @@ func benchServer(b *testing.B) (url string, stop func()) {
 	}
 }
 
+// loadBenchSponsors stores 40 sponsors with 50 KiB logos through the bulk route. Logos
+// are PNG-signed random bytes ("png": incompressible, like real PNGs) or SVG text.
+func loadBenchSponsors(b *testing.B, url, logoKind string) {
+	sponsors := make([]any, 40)
+	for i := range sponsors {
+		var logo []byte
+		ctype := "image/png"
+		if logoKind == "png" {
+			logo = make([]byte, 50<<10)
+			_, _ = rand.Read(logo)
+			copy(logo, pngBytes)
+		} else {
+			ctype = "image/svg+xml"
+			var sb strings.Builder
+			sb.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1000 1000">`)
+			for j := 0; sb.Len() < 50<<10-20; j++ {
+				fmt.Fprintf(&sb, `<path d="M%d %d L%d %d Z" fill="#%06x"/>`, j%997, (j*7)%991, (j*13)%983, (j*31)%977, (i*j*2654435761)&0xffffff)
+			}
+			sb.WriteString(`</svg>`)
+			logo = []byte(sb.String())
+		}
+		sponsors[i] = map[string]any{"name": fmt.Sprintf("Sponsor %02d", i), "tier": "gold", "display_order": i, "logo_data": b64(logo), "logo_content_type": ctype}
+	}
+	doc, _ := json.Marshal(map[string]any{"schedule": []any{}, "sponsors": sponsors, "faq": []any{}})
+	req, _ := http.NewRequest("PUT", url+"/api/admin/content", bytes.NewReader(doc))
+	req.Header.Set("Authorization", "Basic "+b64([]byte("admin:"+testPassword)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		b.Fatalf("load content: %v %v", err, resp)
+	}
+	resp.Body.Close()
+}
+
+type benchCase struct {
+	name, path string
+	hdr        map[string]string
+	code       int
+}
+
+func benchCases(etag string) []benchCase {
+	gz := map[string]string{"X-API-Key": testAPIKey, "Accept-Encoding": "gzip"}
+	return []benchCase{
+		{"heartbeat", "/api/", nil, 200},
+		{"sponsors-gzip", "/v1/public/sponsors", gz, 200},
+		{"sponsors-revalidate", "/v1/public/sponsors", map[string]string{"X-API-Key": testAPIKey, "Accept-Encoding": "gzip", "If-None-Match": etag}, 304},
+	}
+}
+
+func logRates(b *testing.B, label string, rates map[string]float64) {
+	if h := rates["heartbeat"]; h > 0 {
+		b.Logf("%s: heartbeat %.0f req/s; sponsors gzip %.0f req/s (ratio %.2f); revalidate (304) %.0f req/s (ratio %.2f)",
+			label, h, rates["sponsors-gzip"], rates["sponsors-gzip"]/h, rates["sponsors-revalidate"], rates["sponsors-revalidate"]/h)
+	}
+}
+
 // BenchmarkPublicSponsors compares GET /v1/public/sponsors (40 sponsors with 50 KiB
 // logos, gzip accepted) with the GET /api/ heartbeat on the same server, over real HTTP
-// with concurrent clients. Logos are PNG-signed random bytes (incompressible, like real
-// PNGs) or SVG text (compressible); "revalidate" sends the ETag back (304).
+// (loopback) with concurrent clients; "revalidate" sends the ETag back and gets a 304.
 func BenchmarkPublicSponsors(b *testing.B) {
 	for _, logoKind := range []string{"png", "svg"} {
 		b.Run(logoKind, func(b *testing.B) {
-			url, stop := benchServer(b)
+			url, _, stop := benchServer(b)
 			defer stop()
-			sponsors := make([]any, 40)
-			for i := range sponsors {
-				var logo []byte
-				ctype := "image/png"
-				if logoKind == "png" {
-					logo = make([]byte, 50<<10)
-					_, _ = rand.Read(logo)
-					copy(logo, pngBytes)
-				} else {
-					ctype = "image/svg+xml"
-					var sb strings.Builder
-					sb.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1000 1000">`)
-					for j := 0; sb.Len() < 50<<10-20; j++ {
-						fmt.Fprintf(&sb, `<path d="M%d %d L%d %d Z" fill="#%06x"/>`, j%997, (j*7)%991, (j*13)%983, (j*31)%977, (i*j*2654435761)&0xffffff)
-					}
-					sb.WriteString(`</svg>`)
-					logo = []byte(sb.String())
-				}
-				sponsors[i] = map[string]any{"name": fmt.Sprintf("Sponsor %02d", i), "tier": "gold", "display_order": i, "logo_data": b64(logo), "logo_content_type": ctype}
-			}
-			doc, _ := json.Marshal(map[string]any{"schedule": []any{}, "sponsors": sponsors, "faq": []any{}})
-			req, _ := http.NewRequest("PUT", url+"/api/admin/content", bytes.NewReader(doc))
-			req.Header.Set("Authorization", "Basic "+b64([]byte("admin:"+testPassword)))
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil || resp.StatusCode != 200 {
-				b.Fatalf("load content: %v %v", err, resp)
-			}
-			resp.Body.Close()
-
+			loadBenchSponsors(b, url, logoKind)
 			client := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 64}}
 			fetch := func(path string, hdr map[string]string) (int, int, string) {
 				req, _ := http.NewRequest("GET", url+path, nil)
@@ -741,22 +823,11 @@ func BenchmarkPublicSponsors(b *testing.B) {
 				resp.Body.Close()
 				return resp.StatusCode, int(n), resp.Header.Get("ETag")
 			}
-			gz := map[string]string{"X-API-Key": testAPIKey, "Accept-Encoding": "gzip"}
-			_, size, etag := fetch("/v1/public/sponsors", gz)
+			_, size, etag := fetch("/v1/public/sponsors", map[string]string{"X-API-Key": testAPIKey, "Accept-Encoding": "gzip"})
 			_, plainSize, _ := fetch("/v1/public/sponsors", map[string]string{"X-API-Key": testAPIKey})
 			b.Logf("%s logos: body %d bytes JSON, %d bytes gzip", logoKind, plainSize, size)
-			reval := map[string]string{"X-API-Key": testAPIKey, "Accept-Encoding": "gzip", "If-None-Match": etag}
-
 			rates := map[string]float64{}
-			for _, tc := range []struct {
-				name, path string
-				hdr        map[string]string
-				code       int
-			}{
-				{"heartbeat", "/api/", nil, 200},
-				{"sponsors-gzip", "/v1/public/sponsors", gz, 200},
-				{"sponsors-revalidate", "/v1/public/sponsors", reval, 304},
-			} {
+			for _, tc := range benchCases(etag) {
 				b.Run(tc.name, func(b *testing.B) {
 					b.SetParallelism(4) // 4 x GOMAXPROCS concurrent clients
 					start := time.Now()
@@ -773,10 +844,60 @@ func BenchmarkPublicSponsors(b *testing.B) {
 					rates[tc.name] = rate
 				})
 			}
-			if h := rates["heartbeat"]; h > 0 {
-				b.Logf("%s logos: heartbeat %.0f req/s; sponsors gzip %.0f req/s (ratio %.2f); revalidate %.0f req/s (ratio %.2f)",
-					logoKind, h, rates["sponsors-gzip"], rates["sponsors-gzip"]/h, rates["sponsors-revalidate"], rates["sponsors-revalidate"]/h)
-			}
+			logRates(b, "HTTP, "+logoKind+" logos", rates)
 		})
 	}
+}
+
+// BenchmarkPublicSponsorsHandler runs the same requests through the server's handler
+// chain in process (middlewares, auth, cache, headers; no socket), to separate the
+// server's own work per request from moving the bytes over the network.
+func BenchmarkPublicSponsorsHandler(b *testing.B) {
+	url, srv, stop := benchServer(b)
+	defer stop()
+	loadBenchSponsors(b, url, "png")
+	handler := srv.App().Handler()
+	remote := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
+	serve := func(ctx *fasthttp.RequestCtx, req *fasthttp.Request) int {
+		ctx.Response.Reset()
+		ctx.Init(req, remote, nil)
+		handler(ctx)
+		return ctx.Response.StatusCode()
+	}
+	var etag string
+	{
+		var req fasthttp.Request
+		var ctx fasthttp.RequestCtx
+		req.SetRequestURI("/v1/public/sponsors")
+		req.Header.Set("X-API-Key", testAPIKey)
+		req.Header.Set("Accept-Encoding", "gzip")
+		if code := serve(&ctx, &req); code != 200 {
+			b.Fatalf("status %d", code)
+		}
+		etag = string(ctx.Response.Header.Peek("ETag"))
+	}
+	rates := map[string]float64{}
+	for _, tc := range benchCases(etag) {
+		b.Run(tc.name, func(b *testing.B) {
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				var req fasthttp.Request
+				var ctx fasthttp.RequestCtx
+				req.SetRequestURI(tc.path)
+				for k, v := range tc.hdr {
+					req.Header.Set(k, v)
+				}
+				for pb.Next() {
+					if code := serve(&ctx, &req); code != tc.code {
+						b.Errorf("%s: status %d", tc.path, code)
+						return
+					}
+				}
+			})
+			rate := float64(b.N) / time.Since(start).Seconds()
+			b.ReportMetric(rate, "req/s")
+			rates[tc.name] = rate
+		})
+	}
+	logRates(b, "in process, png logos", rates)
 }
