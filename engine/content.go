@@ -805,3 +805,12 @@ func permute[T any](in []T, idx []int) []T {
 	}
 	return out
 }
+
+// clone copies the content lists (entries are replaced, never changed in place).
+func (c Content) clone() Content {
+	return Content{
+		Schedule: cloneSlice(c.Schedule),
+		Sponsors: cloneSlice(c.Sponsors),
+		FAQ:      cloneSlice(c.FAQ),
+	}
+}
