@@ -806,11 +806,15 @@ func permute[T any](in []T, idx []int) []T {
 	return out
 }
 
-// clone copies the content lists (entries are replaced, never changed in place).
+// clone deep-copies the content lists (strings, logos included, are shared).
 func (c Content) clone() Content {
-	return Content{
+	out := Content{
 		Schedule: cloneSlice(c.Schedule),
 		Sponsors: cloneSlice(c.Sponsors),
 		FAQ:      cloneSlice(c.FAQ),
 	}
+	for i := range out.Schedule {
+		out.Schedule[i].Tags = cloneSlice(out.Schedule[i].Tags)
+	}
+	return out
 }

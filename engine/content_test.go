@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -416,5 +417,21 @@ func TestContentReplayAndRestore(t *testing.T) {
 		if s.Content.Schedule == nil || s.Content.Sponsors == nil || len(s.Content.FAQ) != 1 {
 			t.Fatalf("restored = %+v", s.Content)
 		}
+	})
+}
+
+// The snapshot copy (Capture) shares no slice of content with the live state.
+func TestContentCloneSharesNothingMutable(t *testing.T) {
+	e := New()
+	if _, err := run(t, e, 1000, &ReplaceContent{
+		Schedule: []ScheduleFields{{EventName: sp("a"), StartTime: i64(1), EndTime: i64(2), Tags: &[]string{"x", "y"}}},
+		Sponsors: []SponsorFields{{Name: sp("s")}},
+		FAQ:      []FAQFields{{Question: sp("q"), Answer: sp("a")}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.Read(func(s *State) {
+		c := s.Content.clone()
+		checkNoAlias(t, "Content", reflect.ValueOf(s.Content), reflect.ValueOf(c))
 	})
 }
