@@ -60,12 +60,22 @@ func kindIndex(kind string) int {
 }
 
 // get returns the current body of kind k, building it when it is missing or stale.
-func (cc *contentCache) get(k int) (*contentBody, error) {
+// With wait false (public requests) a stale body is served while another request is
+// rebuilding it, so a large re-encode never stalls the public API; with wait true the
+// caller gets a body at least as new as the last invalidate.
+func (cc *contentCache) get(k int, wait bool) (*contentBody, error) {
 	kc := &cc.kinds[k]
-	if b := kc.cur.Load(); b != nil && b.gen == kc.gen.Load() {
-		return b, nil
+	cur := kc.cur.Load()
+	if cur != nil && cur.gen == kc.gen.Load() {
+		return cur, nil
 	}
-	kc.build.Lock()
+	if cur != nil && !wait {
+		if !kc.build.TryLock() {
+			return cur, nil // being rebuilt: the previous complete body meanwhile
+		}
+	} else {
+		kc.build.Lock()
+	}
 	defer kc.build.Unlock()
 	// The generation is read before the state: a body labelled g holds the content of
 	// generation g or newer, never older.
@@ -83,13 +93,13 @@ func (cc *contentCache) get(k int) (*contentBody, error) {
 }
 
 // invalidate marks kinds stale (call after a content command is durable) and rebuilds
-// them, so the next public request is served from memory again.
+// them before returning, so whoever made the change reads it back from every route.
 func (cc *contentCache) invalidate(kinds ...int) {
 	for _, k := range kinds {
 		cc.kinds[k].gen.Add(1)
 	}
 	for _, k := range kinds {
-		_, _ = cc.get(k) // an error here is reported again to the next request
+		_, _ = cc.get(k, true) // an error here is reported again to the next request
 	}
 }
 

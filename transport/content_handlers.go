@@ -66,7 +66,7 @@ func (h *contentHandlers) public(k int) fiber.Handler {
 		if subtle.ConstantTimeCompare(got[:], h.keyHash[:]) != 1 {
 			return errAPIKey
 		}
-		b, err := h.cache.get(k)
+		b, err := h.cache.get(k, false)
 		if err != nil {
 			return err
 		}
@@ -90,7 +90,7 @@ func (h *contentHandlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	b, err := h.cache.get(k)
+	b, err := h.cache.get(k, true)
 	if err != nil {
 		return err
 	}
