@@ -184,6 +184,19 @@ func TestMetricsFamiliesAndMovement(t *testing.T) {
 		probe{"podium_judges", map[string]string{"state": "active"}})
 	moves("project", func() { ts.addProject("Rocket", "AI") },
 		probe{"podium_projects", map[string]string{"state": "active"}})
+	moves("hide", func() {
+		pid := ts.addProject("Hidden", "")
+		jid, _ := ts.addJudge("Hidden Judge", "hidden@example.com", "")
+		ts.must(200, "PUT", "/api/project/hide/"+pid, nil, asAdmin, nil)
+		ts.must(200, "PUT", "/api/judge/hide/"+jid, nil, asAdmin, nil)
+	},
+		probe{"podium_projects", map[string]string{"state": "hidden"}},
+		probe{"podium_judges", map[string]string{"state": "hidden"}})
+	moves("deliberation", func() {
+		ts.must(200, "POST", "/api/admin/deliberation", map[string]bool{"start": true}, asAdmin, nil)
+		ts.must(200, "POST", "/api/admin/deliberation", map[string]bool{"start": false}, asAdmin, nil)
+		ts.must(200, "POST", "/api/admin/deliberation", map[string]bool{"start": true}, asAdmin, nil)
+	}, probe{"podium_deliberation", nil})
 	moves("clock", func() { ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil) },
 		probe{"podium_clock_running", nil})
 	moves("snapshot", func() { ts.must(200, "POST", "/api/admin/clock/backup", nil, asAdmin, nil) },

@@ -346,7 +346,7 @@ func TestWSClockPauseReachesEveryRole(t *testing.T) {
 	pausedClock("admin", adminWS)
 	pid := ts.addProject("Rocket", "AI")
 	ch := decode[engine.ChangedEvent](t, adminWS.expect("changed").Data)
-	for ch.Kind == "judge" { // the judge's creation, when its events came after hello
+	for ch.Kind != "project" { // options (clock) or judges (creation) changed before
 		ch = decode[engine.ChangedEvent](t, adminWS.expect("changed").Data)
 	}
 	if ch.Kind != "project" || len(ch.IDs) != 1 || ch.IDs[0].String() != pid {
@@ -362,6 +362,58 @@ func TestWSClockPauseReachesEveryRole(t *testing.T) {
 	anonWS.expectNext("clock")
 	judgeWS.expectNext("expo")
 	judgeWS.expectNext("clock")
+}
+
+// TestWSAdminChangesReachClients drives real admin routes: moving a judge to another
+// group tells that judge only; deliberation and group settings reach everyone.
+func TestWSAdminChangesReachClients(t *testing.T) {
+	ts := startServer(t)
+	idA, codeA := ts.addJudge("Ada", "ada@example.com", "")
+	_, codeB := ts.addJudge("Bob", "bob@example.com", "")
+	a, _ := ts.mustDialWS(cookieHeader(cookieJudge, ts.login(codeA)))
+	b, _ := ts.mustDialWS(cookieHeader(cookieJudge, ts.login(codeB)))
+	anonWS, _ := ts.mustDialWS(nil)
+
+	ts.must(200, "PUT", "/api/judge/move/group/"+idA, map[string]int{"group": 2}, asAdmin, nil)
+	ev := decode[engine.JudgeEvent](t, a.expect("judge").Data)
+	if ev.Group != 2 || ev.Current != nil || ev.Reason == "" {
+		t.Fatalf("judge event %+v", ev)
+	}
+	ts.must(200, "POST", "/api/admin/deliberation", map[string]bool{"start": true}, asAdmin, nil)
+	// B never gets A's judge message.
+	for {
+		m, err := b.read(5 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Type == "judge" {
+			t.Fatalf("judge B got judge A's message %s", m.Data)
+		}
+		if m.Type == "deliberation" {
+			break
+		}
+	}
+	for name, w := range map[string]*wsConn{"judge A": a, "anonymous": anonWS} {
+		m := w.expect("deliberation")
+		if d := decode[engine.DeliberationEvent](t, m.Data); !d.On {
+			t.Fatalf("%s: deliberation %s", name, m.Data)
+		}
+	}
+	ts.must(200, "POST", "/api/admin/options", map[string]any{"multi_group": true}, asAdmin, nil)
+	for name, w := range map[string]*wsConn{"judge A": a, "judge B": b, "anonymous": anonWS} {
+		if gi := decode[engine.GroupInfo](t, w.expect("group_info").Data); !gi.Enabled || len(gi.Names) != 3 {
+			t.Fatalf("%s: group info %+v", name, gi)
+		}
+	}
+	// A new connection's hello shows the new state.
+	_, m := ts.mustDialWS(nil)
+	if h := decode[helloMsg](t, m.Data); !h.Deliberation.On || !h.GroupInfo.Enabled {
+		t.Fatalf("hello after changes %s", m.Data)
+	}
+	_, m = ts.mustDialWS(cookieHeader(cookieJudge, ts.login(codeA)))
+	if h := decode[helloMsg](t, m.Data); h.Group == nil || *h.Group != 2 {
+		t.Fatalf("judge hello after move %s", m.Data)
+	}
 }
 
 // TestWSFlagAndJudgeRouting applies events through the hub's sink directly: the routes
