@@ -14,8 +14,6 @@ import (
 	"github.com/gofiber/contrib/websocket"
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
-
-	"podium/engine"
 )
 
 // realtimeExt is the server's realtime part: the hub, its observer and the metrics
@@ -46,11 +44,8 @@ const localWS = "podium.ws"
 
 // wsPeer is what the upgrade request tells about the client, handed to the connection.
 type wsPeer struct {
-	admin     bool
-	adminHash string // admin session (cookie) to re-check; "" for password auth
-	judge     engine.ID
-	judgeHash string // judge session token hash to re-check
-	ip        string
+	roles
+	ip string
 }
 
 // routesRealtime registers the websocket endpoint (SPEC §7) and metrics.
@@ -197,7 +192,7 @@ func (h *hub) serve(conn *websocket.Conn) {
 		send: make(chan []*wsMsg, wsQueueLen),
 		quit: make(chan struct{}), done: make(chan struct{}),
 	}
-	if !h.register(c, roles{admin: p.admin, adminHash: p.adminHash, judge: p.judge, judgeHash: p.judgeHash}) {
+	if !h.register(c, p.roles) {
 		_ = c.ws.WriteControl(fastws.CloseMessage, fastws.FormatCloseMessage(fastws.CloseTryAgainLater, "server full or shutting down"), time.Now().Add(time.Second))
 		return
 	}
