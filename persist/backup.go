@@ -166,7 +166,13 @@ func Restore(file, dir string, log zerolog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if err := st.WriteSnapshot(data, h.Seq, time.Now().UnixMilli()); err != nil {
+	// The restored snapshot was last "up" when the backup was taken: a clock that ran
+	// then (with clock_sync off) comes back paused at that moment, not at restore time.
+	savedAt := h.SavedAt
+	if savedAt <= 0 {
+		savedAt = time.Now().UnixMilli()
+	}
+	if err := st.WriteSnapshot(data, h.Seq, savedAt); err != nil {
 		st.Close()
 		return err
 	}
