@@ -149,9 +149,8 @@ func (c *Ctx) logf(format string, a ...any) {
 			name = j.Name
 		}
 		who = "JUDGE " + name
-	case ActorPublic:
-		who = "PUBLIC"
 	}
+	// ActorPublic (QR self-signup) stays SYSTEM: SPEC §4 allows only SYSTEM, ADMIN, JUDGE.
 	line := time.UnixMilli(c.Time).UTC().Format("2006-01-02T15:04:05.000Z07:00") + " [" + who + "] " + fmt.Sprintf(format, a...)
 	s.Log = append(s.Log, line)
 	if len(s.Log) > MaxLogLines+MaxLogLines/5 {
