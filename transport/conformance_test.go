@@ -1,12 +1,21 @@
 package transport
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"math/big"
+	"net"
 	"net/http"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Conformance tests: each checks sentences of SPEC §1-§4, §8 and §11 and the field
@@ -500,5 +509,104 @@ func TestConformanceInvalidOptionsChangeNothing(t *testing.T) {
 	json.Unmarshal([]byte(before), &o0)
 	if o.Ref != o0.Ref+1 || o.MinViews != 5 || o.JudgingTimer != 60 {
 		t.Fatalf("after a valid change: %+v (ref before %d)", o, o0.Ref)
+	}
+}
+
+// loginCookies logs a judge and the admin in over client/base with extra headers and
+// returns the two cookies.
+func loginCookies(t *testing.T, client *http.Client, base, code string, hdr map[string]string) (judge, admin *http.Cookie) {
+	t.Helper()
+	for _, r := range []struct{ path, body string }{
+		{"/api/judge/login", `{"code":"` + code + `"}`},
+		{"/api/admin/login", `{"password":"` + testPassword + `"}`},
+	} {
+		req, _ := http.NewRequest("POST", base+r.path, strings.NewReader(r.body))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d", r.path, resp.StatusCode)
+		}
+		for _, c := range resp.Cookies() {
+			switch c.Name {
+			case "token":
+				judge = c
+			case "admin_session":
+				admin = c
+			}
+		}
+	}
+	if judge == nil || admin == nil {
+		t.Fatal("login set no cookie")
+	}
+	return judge, admin
+}
+
+// TestConformanceSecureCookies: cookies are Secure when the request came over TLS, here
+// through a TLS-terminating proxy listed in TRUSTED_PROXIES (X-Forwarded-Proto: https),
+// and not when an untrusted peer merely claims it.
+func TestConformanceSecureCookies(t *testing.T) {
+	trusted := startServer(t, func(c *Config) { c.TrustedProxies = []string{"127.0.0.1"} })
+	_, code := trusted.addJudge("Ada", "ada@example.com", "")
+	j, a := loginCookies(t, http.DefaultClient, trusted.URL, code, map[string]string{"X-Forwarded-Proto": "https"})
+	if !j.Secure || !a.Secure {
+		t.Errorf("behind a trusted TLS proxy: judge Secure=%v admin Secure=%v, want both", j.Secure, a.Secure)
+	}
+	j, a = loginCookies(t, http.DefaultClient, trusted.URL, code, nil)
+	if j.Secure || a.Secure {
+		t.Errorf("plain HTTP through the proxy: cookies are Secure")
+	}
+	untrusted := startServer(t)
+	_, code = untrusted.addJudge("Ada", "ada@example.com", "")
+	j, a = loginCookies(t, http.DefaultClient, untrusted.URL, code, map[string]string{"X-Forwarded-Proto": "https"})
+	if j.Secure || a.Secure {
+		t.Errorf("an untrusted peer's X-Forwarded-Proto made cookies Secure")
+	}
+}
+
+// selfSignedTLS returns a server TLS config and a client trusting it, for 127.0.0.1.
+func selfSignedTLS(t *testing.T) (*tls.Config, *http.Client) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	srvCfg := &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	return srvCfg, client
+}
+
+// TestConformanceSecureCookiesOverTLS: served directly over TLS, both cookies are Secure.
+func TestConformanceSecureCookiesOverTLS(t *testing.T) {
+	ts := startServer(t)
+	_, code := ts.addJudge("Ada", "ada@example.com", "")
+	srvCfg, client := selfSignedTLS(t)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", srvCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = ts.Srv.Listen(ln) }()
+	j, a := loginCookies(t, client, "https://"+ln.Addr().String(), code, nil)
+	if !j.Secure || !a.Secure {
+		t.Fatalf("over TLS: judge Secure=%v admin Secure=%v, want both", j.Secure, a.Secure)
 	}
 }
