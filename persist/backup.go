@@ -38,6 +38,9 @@ func BackupDir(dir string) string { return filepath.Join(dir, "backups") }
 
 // Backup writes a backup of the current state and returns its file name.
 func (n *Node) Backup() (string, error) {
+	if n.dirty.Load() {
+		return "", ErrReadOnly
+	}
 	var encode func() ([]byte, error)
 	var seq uint64
 	if e := n.do(func() { encode, seq = n.eng.Capture() }); e != nil {
