@@ -610,3 +610,162 @@ func TestConformanceSecureCookiesOverTLS(t *testing.T) {
 		t.Fatalf("over TLS: judge Secure=%v admin Secure=%v, want both", j.Secure, a.Secure)
 	}
 }
+
+type confProject struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Location int    `json:"location"`
+	Group    int    `json:"group"`
+	Active   bool   `json:"active"`
+}
+
+func (ts *testServer) projects() []confProject {
+	ts.t.Helper()
+	var ps []confProject
+	ts.must(200, "GET", "/api/project/list", nil, asAdmin, &ps)
+	return ps
+}
+
+// TestConformanceProjectTablesAndGroups: new projects get table max+1 and that table's
+// group; group_sizes[i] consecutive tables form group i from table 1, tables beyond the
+// sum fall in the last group; moves into a full group are 409 and change nothing;
+// balance-groups sets sizes that split the active projects evenly without renumbering.
+func TestConformanceProjectTablesAndGroups(t *testing.T) {
+	ts := startServer(t)
+	ts.must(200, "POST", "/api/admin/group-sizes", map[string]any{"group_sizes": []int{2, 2, 2}}, asAdmin, nil)
+	ids := []string{}
+	for _, n := range []string{"A", "B", "C", "D", "E", "F", "G", "H"} {
+		ids = append(ids, ts.addProject(n, ""))
+	}
+	ps := ts.projects()
+	wantGroups := []int{0, 0, 1, 1, 2, 2, 2, 2}
+	for i, p := range ps {
+		if p.Location != i+1 || p.Group != wantGroups[i] {
+			t.Fatalf("project %s at table %d group %d, want table %d group %d", p.Name, p.Location, p.Group, i+1, wantGroups[i])
+		}
+	}
+	// Group 0 (tables 1-2) is full: 409 and nothing moves.
+	before := string(ts.must(200, "GET", "/api/project/list", nil, asAdmin, nil))
+	ts.must(409, "PUT", "/api/project/move/group/"+ids[4], map[string]int{"group": 0}, asAdmin, nil)
+	ts.must(409, "POST", "/api/project/move/group", map[string]any{"items": []string{ids[4]}, "group": 1}, asAdmin, nil)
+	ts.must(400, "PUT", "/api/project/move/group/"+ids[4], map[string]int{"group": 3}, asAdmin, nil)
+	ts.must(400, "PUT", "/api/project/move/group/"+ids[4], map[string]int{"group": -1}, asAdmin, nil)
+	if after := string(ts.must(200, "GET", "/api/project/list", nil, asAdmin, nil)); after != before {
+		t.Fatalf("refused group moves changed projects")
+	}
+	// Free table 2 and move E there.
+	ts.must(200, "DELETE", "/api/project/"+ids[1], nil, asAdmin, nil)
+	ts.must(200, "PUT", "/api/project/move/group/"+ids[4], map[string]int{"group": 0}, asAdmin, nil)
+	for _, p := range ts.projects() {
+		if p.ID == ids[4] && (p.Location != 2 || p.Group != 0) {
+			t.Fatalf("E moved to table %d group %d, want table 2 group 0", p.Location, p.Group)
+		}
+	}
+	// Table moves: taken is 409, below 1 is 400, the group follows the table.
+	ts.must(409, "PUT", "/api/project/move/"+ids[0], map[string]int{"location": 2}, asAdmin, nil)
+	ts.must(400, "PUT", "/api/project/move/"+ids[0], map[string]int{"location": 0}, asAdmin, nil)
+	ts.must(200, "PUT", "/api/project/move/"+ids[0], map[string]int{"location": 100}, asAdmin, nil)
+	for _, p := range ts.projects() {
+		if p.ID == ids[0] && (p.Location != 100 || p.Group != 2) {
+			t.Fatalf("A at table %d group %d, want 100 / 2", p.Location, p.Group)
+		}
+	}
+	// A new project gets max + 1.
+	nid := ts.addProject("New", "")
+	for _, p := range ts.projects() {
+		if p.ID == nid && p.Location != 101 {
+			t.Fatalf("new project at table %d, want 101", p.Location)
+		}
+	}
+	// Balance: hide one, then the 7 active projects split 3/2/2 over the groups.
+	ts.must(200, "PUT", "/api/project/hide/"+ids[2], nil, asAdmin, nil)
+	locs := map[string]int{}
+	for _, p := range ts.projects() {
+		locs[p.ID] = p.Location
+	}
+	ts.must(200, "POST", "/api/project/balance-groups", nil, asAdmin, nil)
+	count := map[int]int{}
+	for _, p := range ts.projects() {
+		if p.Location != locs[p.ID] {
+			t.Fatalf("balance-groups renumbered %s", p.Name)
+		}
+		if p.Active {
+			count[p.Group]++
+		}
+	}
+	if count[0] != 3 || count[1] != 2 || count[2] != 2 {
+		t.Fatalf("active projects per group after balance = %v, want 3/2/2", count)
+	}
+	// Reassign renumbers 1..N in table order.
+	ts.must(200, "POST", "/api/project/reassign", nil, asAdmin, nil)
+	for i, p := range ts.projects() {
+		if p.Location != i+1 {
+			t.Fatalf("after reassign %s is at table %d, want %d", p.Name, p.Location, i+1)
+		}
+	}
+}
+
+// TestConformanceGroupLayoutChanges: num-groups resizes names and sizes, regroups
+// projects from their tables and rebalances judges of removed groups; swap moves every
+// active general judge to the next group and counts a manual switch.
+func TestConformanceGroupLayoutChanges(t *testing.T) {
+	ts := startServer(t)
+	var js []string
+	for _, n := range []string{"a", "b", "c", "d"} {
+		id, _ := ts.addJudge(n, n+"@example.com", "")
+		js = append(js, id)
+	}
+	ts.must(200, "PUT", "/api/judge/hide/"+js[3], nil, asAdmin, nil) // d (group 0) hidden
+	ts.must(200, "POST", "/api/admin/num-groups", map[string]int{"num_groups": 5}, asAdmin, nil)
+	var o struct {
+		GroupNames     []string `json:"group_names"`
+		GroupSizes     []int    `json:"group_sizes"`
+		ManualSwitches int      `json:"manual_switches"`
+		Ref            int      `json:"ref"`
+	}
+	ts.must(200, "GET", "/api/admin/options", nil, asAdmin, &o)
+	if strings.Join(o.GroupNames, ",") != "Group 1,Group 2,Group 3,Group 4,Group 5" || len(o.GroupSizes) != 5 {
+		t.Fatalf("after num-groups 5: names %v sizes %v", o.GroupNames, o.GroupSizes)
+	}
+	groups := func() map[string]int {
+		var list []struct {
+			ID        string
+			Group     int
+			GroupSeen int `json:"group_seen"`
+		}
+		ts.must(200, "GET", "/api/judge/list", nil, asAdmin, &list)
+		out := map[string]int{}
+		for _, j := range list {
+			out[j.ID] = j.Group
+		}
+		return out
+	}
+	g := groups()
+	if g[js[0]] != 0 || g[js[1]] != 1 || g[js[2]] != 2 || g[js[3]] != 0 {
+		t.Fatalf("groups before swap: %v", g)
+	}
+	ref := o.Ref
+	ts.must(200, "POST", "/api/admin/groups/swap", nil, asAdmin, nil)
+	g = groups()
+	if g[js[0]] != 1 || g[js[1]] != 2 || g[js[2]] != 3 || g[js[3]] != 0 {
+		t.Fatalf("groups after swap: %v (hidden d must stay in 0)", g)
+	}
+	ts.must(200, "GET", "/api/admin/options", nil, asAdmin, &o)
+	if o.ManualSwitches != 1 || o.Ref != ref+1 {
+		t.Fatalf("swap: manual_switches %d ref %d (was %d)", o.ManualSwitches, o.Ref, ref)
+	}
+	// Shrink to 2 groups: judge c (group 3) must land in an existing group.
+	ts.must(200, "POST", "/api/admin/num-groups", map[string]int{"num_groups": 2}, asAdmin, nil)
+	g = groups()
+	for id, grp := range g {
+		if grp < 0 || grp > 1 {
+			t.Fatalf("judge %s left in removed group %d", id, grp)
+		}
+	}
+	ts.must(200, "GET", "/api/admin/options", nil, asAdmin, &o)
+	if strings.Join(o.GroupNames, ",") != "Group 1,Group 2" || len(o.GroupSizes) != 2 {
+		t.Fatalf("after num-groups 2: names %v sizes %v", o.GroupNames, o.GroupSizes)
+	}
+	ts.must(400, "PUT", "/api/judge/move/group/"+js[0], map[string]int{"group": 2}, asAdmin, nil)
+	ts.must(200, "PUT", "/api/judge/move/group/"+js[0], map[string]int{"group": 0}, asAdmin, nil)
+}
