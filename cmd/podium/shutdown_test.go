@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -42,5 +44,53 @@ func TestSIGTERMShutsDownGracefully(t *testing.T) {
 		if got[path] != want[path] {
 			t.Errorf("%s after SIGTERM and restart:\n got %s\nwant %s", path, got[path], want[path])
 		}
+	}
+}
+
+func adminLoginStatus(t *testing.T, base, password string) int {
+	t.Helper()
+	resp, err := http.Post(base+"/api/admin/login", "application/json", strings.NewReader(`{"password":"`+password+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestGeneratedAdminPassword: without ADMIN_PASSWORD / JURY_ADMIN_PASSWORD the first
+// start generates a password, prints it once and keeps it in the data directory; the
+// next start uses it without printing it; JURY_ADMIN_PASSWORD is honoured.
+func TestGeneratedAdminPassword(t *testing.T) {
+	dir := t.TempDir()
+	p := startBinary(t, dir, "ADMIN_PASSWORD=")
+	p.mu.Lock()
+	out := p.out.String()
+	p.mu.Unlock()
+	m := regexp.MustCompile(`generated admin password: (\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no generated password printed:\n%s", out)
+	}
+	pw := m[1]
+	if c := adminLoginStatus(t, p.base, pw); c != 200 {
+		t.Fatalf("login with the generated password: %d", c)
+	}
+	if c := adminLoginStatus(t, p.base, killPassword); c != 401 {
+		t.Fatalf("login with another password: %d", c)
+	}
+	p.kill()
+	p2 := startBinary(t, dir, "ADMIN_PASSWORD=")
+	p2.mu.Lock()
+	out = p2.out.String()
+	p2.mu.Unlock()
+	if strings.Contains(out, pw) {
+		t.Errorf("the stored password was printed again:\n%s", out)
+	}
+	if c := adminLoginStatus(t, p2.base, pw); c != 200 {
+		t.Fatalf("login with the stored password after restart: %d", c)
+	}
+	p2.kill()
+	p3 := startBinary(t, dir, "ADMIN_PASSWORD=", "JURY_ADMIN_PASSWORD=jury-secret")
+	if c := adminLoginStatus(t, p3.base, "jury-secret"); c != 200 {
+		t.Fatalf("JURY_ADMIN_PASSWORD not honoured: %d", c)
 	}
 }
