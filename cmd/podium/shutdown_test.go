@@ -63,10 +63,16 @@ func adminLoginStatus(t *testing.T, base, password string) int {
 func TestGeneratedAdminPassword(t *testing.T) {
 	dir := t.TempDir()
 	p := startBinary(t, dir, "ADMIN_PASSWORD=")
-	p.mu.Lock()
-	out := p.out.String()
-	p.mu.Unlock()
-	m := regexp.MustCompile(`generated admin password: (\S+)`).FindStringSubmatch(out)
+	// The password line follows the address line: wait for it.
+	re := regexp.MustCompile(`generated admin password: (\S+) `)
+	var out string
+	var m []string
+	for deadline := time.Now().Add(10 * time.Second); m == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		p.mu.Lock()
+		out = p.out.String()
+		p.mu.Unlock()
+		m = re.FindStringSubmatch(out)
+	}
 	if m == nil {
 		t.Fatalf("no generated password printed:\n%s", out)
 	}
@@ -78,15 +84,22 @@ func TestGeneratedAdminPassword(t *testing.T) {
 		t.Fatalf("login with another password: %d", c)
 	}
 	p.kill()
-	p2 := startBinary(t, dir, "ADMIN_PASSWORD=")
-	p2.mu.Lock()
-	out = p2.out.String()
-	p2.mu.Unlock()
-	if strings.Contains(out, pw) {
-		t.Errorf("the stored password was printed again:\n%s", out)
-	}
+	p2 := startBinary(t, dir, "ADMIN_PASSWORD=", "LOG_LEVEL=info")
 	if c := adminLoginStatus(t, p2.base, pw); c != 200 {
 		t.Fatalf("login with the stored password after restart: %d", c)
+	}
+	// Requests are served only after the startup lines are printed, so once the
+	// request's log line is there, a password line would be too.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		p2.mu.Lock()
+		out = p2.out.String()
+		p2.mu.Unlock()
+		if strings.Contains(out, `"route":"/api/admin/login"`) {
+			break
+		}
+	}
+	if !strings.Contains(out, `"route":"/api/admin/login"`) || strings.Contains(out, pw) {
+		t.Errorf("the stored password was printed again (or no request log):\n%s", out)
 	}
 	p2.kill()
 	p3 := startBinary(t, dir, "ADMIN_PASSWORD=", "JURY_ADMIN_PASSWORD=jury-secret")
