@@ -769,3 +769,19 @@ func TestConformanceGroupLayoutChanges(t *testing.T) {
 	ts.must(400, "PUT", "/api/judge/move/group/"+js[0], map[string]int{"group": 2}, asAdmin, nil)
 	ts.must(200, "PUT", "/api/judge/move/group/"+js[0], map[string]int{"group": 0}, asAdmin, nil)
 }
+
+// TestConformanceHugeTableNumbers: table numbers and group sizes beyond any expo are
+// 400, so max+1 can never wrap to a negative table.
+func TestConformanceHugeTableNumbers(t *testing.T) {
+	ts := startServer(t)
+	id := ts.addProject("A", "")
+	ts.must(400, "PUT", "/api/project/move/"+id, `{"location": 9223372036854775807}`, asAdmin, nil)
+	ts.must(400, "PUT", "/api/project/move/"+id, `{"location": 9223372036854775808}`, asAdmin, nil)
+	ts.must(400, "POST", "/api/admin/group-sizes", `{"group_sizes": [9223372036854775807, 1, 1]}`, asAdmin, nil)
+	ts.addProject("B", "")
+	for _, p := range ts.projects() {
+		if p.Location < 1 || p.Location > 2 {
+			t.Fatalf("project %s at table %d", p.Name, p.Location)
+		}
+	}
+}
