@@ -102,3 +102,22 @@ func TestAuditEveryChangeWritesALine(t *testing.T) {
 		t.Errorf("self-signup line %q is not attributed to SYSTEM", e.s.Log[0])
 	}
 }
+
+// TestAuditLogLinesCannotBeForged: names are user input; a name with a line break must
+// not split its audit entry into a second, forged line of the newline-joined log.
+func TestAuditLogLinesCannotBeForged(t *testing.T) {
+	f := newFixture(t)
+	forged := "Eve\n2020-01-01T00:00:00.000Z [ADMIN] deleted everything\r"
+	f.must(&CreateJudges{Judges: []NewJudge{{Name: forged, Email: "eve@example.com"}}, Codes: []string{"12345678"}})
+	f.must(&CreateProjects{Projects: []NewProject{{Name: "P\nQ"}}})
+	joined := strings.Join(f.s().Log, "\n")
+	lines := strings.Split(joined, "\n")
+	if len(lines) != len(f.s().Log) {
+		t.Fatalf("%d entries became %d lines: %q", len(f.s().Log), len(lines), joined)
+	}
+	for _, l := range lines {
+		if !auditLineRE.MatchString(l) || strings.ContainsAny(l, "\r\n") {
+			t.Errorf("bad line %q", l)
+		}
+	}
+}
