@@ -785,3 +785,34 @@ func TestConformanceHugeTableNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestConformancePublicListing: challenge_list is split on commas, trimmed, empties
+// dropped; a project in an ignored track is 400; hidden projects leave the public
+// listing and /api/challenges; challenges are distinct and in byte order.
+func TestConformancePublicListing(t *testing.T) {
+	ts := startServer(t)
+	ts.must(200, "POST", "/api/admin/options", map[string]any{"ignore_tracks": []string{"Skip"}}, asAdmin, nil)
+	a := ts.addProject("A", " web ,,AI, ")
+	ts.addProject("B", "Zeta,AI,Émoji")
+	c := ts.addProject("C", "Hidden only")
+	ts.must(400, "POST", "/api/project/new", map[string]any{"name": "D", "challenge_list": "AI, Skip"}, asAdmin, nil)
+	ts.must(400, "PUT", "/api/project/"+a, map[string]any{"challenge_list": "Skip"}, asAdmin, nil)
+	ts.must(200, "PUT", "/api/project/hide/"+c, nil, asAdmin, nil)
+	var pub []struct {
+		Name          string   `json:"name"`
+		ChallengeList []string `json:"challenge_list"`
+	}
+	ts.must(200, "GET", "/api/project/list/public", nil, anon, &pub)
+	if len(pub) != 2 || pub[0].Name != "A" || strings.Join(pub[0].ChallengeList, "|") != "web|AI" {
+		t.Fatalf("public listing %+v", pub)
+	}
+	b := ts.must(200, "GET", "/api/challenges", nil, anon, nil)
+	if string(b) != `["AI","Zeta","web","Émoji"]` {
+		t.Fatalf("challenges = %s", b)
+	}
+	ts.must(200, "PUT", "/api/project/hide/"+c, map[string]bool{"hide": false}, asAdmin, nil)
+	ts.must(200, "GET", "/api/project/list/public", nil, anon, &pub)
+	if len(pub) != 3 {
+		t.Fatalf("unhidden project not listed: %+v", pub)
+	}
+}
