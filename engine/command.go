@@ -156,7 +156,9 @@ func (c *Ctx) logf(format string, a ...any) {
 	}
 	// ActorPublic (QR self-signup) stays SYSTEM: SPEC §4 allows only SYSTEM, ADMIN, JUDGE.
 	line := time.UnixMilli(c.Time).UTC().Format("2006-01-02T15:04:05.000Z07:00") + " [" + who + "] " + fmt.Sprintf(format, a...)
-	line = logLineBreaks.Replace(line) // names are user input: one entry is one line
+	if strings.ContainsAny(line, "\r\n\u2028\u2029") {
+		line = logLineBreaks.Replace(line) // names are user input: one entry is one line
+	}
 	s.Log = append(s.Log, line)
 	if len(s.Log) > MaxLogLines+MaxLogLines/5 {
 		s.Log = append([]string(nil), s.Log[len(s.Log)-MaxLogLines:]...)
