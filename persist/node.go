@@ -392,7 +392,9 @@ func (n *Node) commitGroup(group []*request) {
 // may hold unjournaled changes, so no snapshot or backup is taken from it.
 func (n *Node) rollback() {
 	fresh := engine.New()
+	n.st.snapMu.Lock() // a background snapshot may be replacing the current one
 	data, ptr, found, err := n.st.loadSnapshot()
+	n.st.snapMu.Unlock()
 	var seq uint64
 	if err == nil && found {
 		err = fresh.Restore(data)
