@@ -392,9 +392,11 @@ func (n *Node) commitGroup(group []*request) {
 // may hold unjournaled changes, so no snapshot or backup is taken from it.
 func (n *Node) rollback() {
 	fresh := engine.New()
-	n.st.snapMu.Lock() // a background snapshot may be replacing the current one
+	// A background snapshot may be replacing the current one and dropping the journal
+	// it covers: read snapshot and journal as one.
+	n.st.snapMu.Lock()
+	defer n.st.snapMu.Unlock()
 	data, ptr, found, err := n.st.loadSnapshot()
-	n.st.snapMu.Unlock()
 	var seq uint64
 	if err == nil && found {
 		err = fresh.Restore(data)
