@@ -8,9 +8,12 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"errors"
 	"math/big"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -815,4 +818,47 @@ func TestConformancePublicListing(t *testing.T) {
 	if len(pub) != 3 {
 		t.Fatalf("unhidden project not listed: %+v", pub)
 	}
+}
+
+// TestConformanceBackupRoutes: POST /api/admin/backup writes a file under
+// DATA_DIR/backups and names it; GET /api/admin/backup/:name downloads it as an
+// attachment; unknown or path-like names are 404; read-only mode still allows backups
+// but not the forced snapshot of POST /api/admin/clock/backup (503).
+func TestConformanceBackupRoutes(t *testing.T) {
+	ts := startServer(t)
+	ts.addProject("A", "")
+	var r struct {
+		OK     int    `json:"ok"`
+		Backup string `json:"backup"`
+	}
+	ts.must(200, "POST", "/api/admin/backup", nil, asAdmin, &r)
+	if r.OK != 1 || r.Backup == "" || strings.ContainsAny(r.Backup, `/\`) {
+		t.Fatalf("backup answer %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(ts.Dir, "backups", r.Backup)); err != nil {
+		t.Fatalf("backup file: %v", err)
+	}
+	req, _ := http.NewRequest("GET", ts.URL+"/api/admin/backup/"+r.Backup, nil)
+	req.SetBasicAuth("admin", testPassword)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readAll(resp)
+	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") || len(body) < 20 || body[0] != 0x1f || body[1] != 0x8b {
+		t.Fatalf("download: %d %q %d bytes", resp.StatusCode, resp.Header.Get("Content-Disposition"), len(body))
+	}
+	for _, name := range []string{"nope.json.gz", "..%2fadmin_password", "..%2F..%2Fetc%2Fpasswd", "podium-20200101T000000.000Z-1.json.gz"} {
+		if c, b := ts.do("GET", "/api/admin/backup/"+name, nil, asAdmin); c != 404 || !strings.Contains(string(b), `"error"`) {
+			t.Errorf("GET backup %q: %d %s", name, c, b)
+		}
+	}
+	ts.must(200, "POST", "/api/admin/clock/backup", nil, asAdmin, nil)
+	ts.Node.InjectJournalFault(func() error { return errors.New("no space left on device") })
+	ts.must(503, "POST", "/api/project/new", map[string]string{"name": "During"}, asAdmin, nil)
+	if ps := ts.projects(); len(ps) != 1 {
+		t.Fatalf("the refused project is visible: %+v", ps)
+	}
+	ts.must(503, "POST", "/api/admin/clock/backup", nil, asAdmin, nil)
+	ts.must(200, "POST", "/api/admin/backup", nil, asAdmin, nil)
 }
