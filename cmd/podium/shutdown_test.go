@@ -2,6 +2,8 @@ package main
 
 import (
 	"net/http"
+	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"syscall"
@@ -105,5 +107,19 @@ func TestGeneratedAdminPassword(t *testing.T) {
 	p3 := startBinary(t, dir, "ADMIN_PASSWORD=", "JURY_ADMIN_PASSWORD=jury-secret")
 	if c := adminLoginStatus(t, p3.base, "jury-secret"); c != 200 {
 		t.Fatalf("JURY_ADMIN_PASSWORD not honoured: %d", c)
+	}
+}
+
+// TestBadConfigurationStopsStartup: an invalid PORT, LOG_LEVEL or LOG_FORMAT is a clear
+// startup error (exit status 1 naming the variable), never a server on a default.
+func TestBadConfigurationStopsStartup(t *testing.T) {
+	for _, bad := range []string{"PORT=abc", "LOG_LEVEL=loud", "LOG_FORMAT=xml", "MAX_WS_CONNECTIONS=many"} {
+		cmd := exec.Command(podiumBinary(t))
+		cmd.Env = append(os.Environ(), "DATA_DIR="+t.TempDir(), "ADMIN_PASSWORD=x", bad)
+		out, err := cmd.CombinedOutput()
+		name := strings.SplitN(bad, "=", 2)[0]
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), name) {
+			t.Errorf("%s: err %v, output %q", bad, err, out)
+		}
 	}
 }
