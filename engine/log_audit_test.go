@@ -110,6 +110,8 @@ func TestAuditLogLinesCannotBeForged(t *testing.T) {
 	forged := "Eve\n2020-01-01T00:00:00.000Z [ADMIN] deleted everything\r"
 	f.must(&CreateJudges{Judges: []NewJudge{{Name: forged, Email: "eve@example.com"}}, Codes: []string{"12345678"}})
 	f.must(&CreateProjects{Projects: []NewProject{{Name: "P\nQ"}}})
+	ev, start, end := "Talk\n2020-01-01T00:00:00.000Z [ADMIN] forged", int64(1), int64(2)
+	f.must(&CreateScheduleEntry{Entry: ScheduleFields{EventName: &ev, StartTime: &start, EndTime: &end}})
 	joined := strings.Join(f.s().Log, "\n")
 	lines := strings.Split(joined, "\n")
 	if len(lines) != len(f.s().Log) {

@@ -229,6 +229,8 @@ func TestConformanceRouteAuthLevels(t *testing.T) {
 		{"DELETE", "/api/admin/flag/" + id}, {"GET", "/api/admin/log"}, {"POST", "/api/admin/reset"},
 		{"POST", "/api/admin/backup"}, {"GET", "/api/admin/backup/x"}, {"POST", "/api/admin/auth"},
 		{"POST", "/api/admin/logout"},
+		{"GET", "/api/admin/content/faq"}, {"POST", "/api/admin/content/faq"}, {"PUT", "/api/admin/content"},
+		{"PUT", "/api/admin/content/faq/" + id}, {"DELETE", "/api/admin/content/faq/" + id},
 	}
 	for _, r := range admin {
 		for who, a := range map[string]auth{"anonymous": anon, "judge": asJudge(tok)} {
