@@ -1,0 +1,113 @@
+package engine
+
+import "math"
+
+// Crowd-BT (Chen et al., "Pairwise ranking aggregation in a crowdsourced setting"), with
+// the update rule and constants Gavel uses. Each project has a Gaussian belief (mu,
+// sigma_sq) about its quality; each judge a Beta belief (alpha, beta) about its
+// reliability. Every pairwise outcome updates both projects and the judge.
+const (
+	crowdMuPrior      = 0.0
+	crowdSigmaSqPrior = 1.0
+	crowdAlphaPrior   = 10.0
+	crowdBetaPrior    = 1.0
+	// crowdGamma weighs the judge's information in Gavel's expected-information-gain
+	// choice of the next pair; the update rule does not use it (Podium assigns with
+	// SPEC §5 instead). Kept to document the constants of SPEC §6.
+	crowdGamma = 0.1
+	crowdKappa = 0.0001 // keeps variances positive
+)
+
+var _ = crowdGamma
+
+type btValue struct {
+	mu, sigmaSq float64
+	votes       int
+}
+
+// crowdBT computes every project's Crowd-BT values from the rankings of the active
+// general judges, applying outcomes in a fixed order: judges by creation, then for each
+// ranked project (best first) its wins over the projects ranked below it, then over the
+// judge's unranked seen projects.
+func (s *State) crowdBT() map[ID]btValue {
+	idx := map[ID]int{}
+	var mu, sig []float64
+	var votes []int
+	at := func(id ID) int {
+		i, ok := idx[id]
+		if !ok {
+			i = len(mu)
+			idx[id] = i
+			mu = append(mu, crowdMuPrior)
+			sig = append(sig, crowdSigmaSqPrior)
+			votes = append(votes, 0)
+		}
+		return i
+	}
+	for _, jid := range s.JudgeOrder {
+		j, ok := s.Judges[jid]
+		if !ok || !j.Active || !s.IsGeneral(j) {
+			continue
+		}
+		ranked, unranked := s.judgedLists(j)
+		if len(ranked) == 0 {
+			continue
+		}
+		alpha, beta := crowdAlphaPrior, crowdBetaPrior
+		outcome := func(w, l int) {
+			alpha, beta, mu[w], sig[w], mu[l], sig[l] = crowdUpdate(alpha, beta, mu[w], sig[w], mu[l], sig[l])
+			votes[w]++
+			votes[l]++
+		}
+		for i, wid := range ranked {
+			w := at(wid)
+			for _, lid := range ranked[i+1:] {
+				outcome(w, at(lid))
+			}
+			for _, lid := range unranked {
+				outcome(w, at(lid))
+			}
+		}
+	}
+	out := make(map[ID]btValue, len(idx))
+	for id, i := range idx {
+		out[id] = btValue{mu: mu[i], sigmaSq: sig[i], votes: votes[i]}
+	}
+	return out
+}
+
+// crowdUpdate applies one outcome (winner beat loser, judged by a judge with reliability
+// alpha, beta) and returns the updated judge and project parameters. All new values are
+// computed from the old ones. A non-finite result (which the constants should never
+// produce) leaves the old value in place so that results always encode as JSON.
+func crowdUpdate(alpha, beta, muW, sigW, muL, sigL float64) (float64, float64, float64, float64, float64, float64) {
+	eW, eL := math.Exp(muW), math.Exp(muL)
+
+	// Judge: expected reliability after the outcome, matched to a Beta by moments.
+	c1 := eW/(eW+eL) + 0.5*(sigW+sigL)*(eW*eL*(eL-eW))/math.Pow(eW+eL, 3)
+	c2 := 1 - c1
+	c := (c1*alpha + c2*beta) / (alpha + beta)
+	ex := (c1*(alpha+1)*alpha + c2*alpha*beta) / (c * (alpha + beta + 1) * (alpha + beta))
+	ex2 := (c1*(alpha+2)*(alpha+1)*alpha + c2*(alpha+1)*alpha*beta) / (c * (alpha + beta + 2) * (alpha + beta + 1) * (alpha + beta))
+	variance := ex2 - ex*ex
+	newAlpha := (ex - ex2) * ex / variance
+	newBeta := (ex - ex2) * (1 - ex) / variance
+
+	// Projects: means move by the judge-weighted surprise, variances shrink.
+	m := alpha*eW/(alpha*eW+beta*eL) - eW/(eW+eL)
+	newMuW := muW + sigW*m
+	newMuL := muL - sigL*m
+	v := alpha*eW*beta*eL/math.Pow(alpha*eW+beta*eL, 2) - eW*eL/math.Pow(eW+eL, 2)
+	newSigW := sigW * math.Max(1+sigW*v, crowdKappa)
+	newSigL := sigL * math.Max(1+sigL*v, crowdKappa)
+
+	return finiteOr(newAlpha, alpha), finiteOr(newBeta, beta), finiteOr(newMuW, muW), finiteOr(newSigW, sigW),
+		finiteOr(newMuL, muL), finiteOr(newSigL, sigL)
+}
+
+func finiteOr(v, old float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return old
+	}
+	return v
+}

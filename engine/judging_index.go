@@ -1,0 +1,318 @@
+package engine
+
+// Derived data of the judging flow: a dense view of the projects for the assignment
+// algorithm, who is looking at what, and the sparse pair-comparison counts. None of it is
+// in the snapshot; it is rebuilt from the state after a restore and whenever a command
+// that the judging code does not maintain it for has run.
+//
+// Rule: nothing here may decide the order of anything written to the state (log lines,
+// flags, events). Candidate lists are in table order and ties are broken with the
+// command's random stream, so the results depend on the state alone.
+
+func init() {
+	reindexHooks = append(reindexHooks, func(s *State) { s.jx = newJudgingData() })
+}
+
+// judgingData is the derived data of the judging flow.
+type judgingData struct {
+	// Assignment index, valid while syncedAt == State.Applied (commands of the judging
+	// flow keep it up to date; any other command makes it rebuild on the next use).
+	valid     bool
+	syncedAt  uint64
+	slots     []slot // active and hidden projects in table order
+	slotOf    map[ID]int32
+	slotByNum []int32 // stable project number -> slot (-1 = none)
+	epoch     uint32
+	mark      []uint32 // per slot: == epoch when excluded for the current judge
+	sumMark   []uint32 // per slot: == epoch when sum holds a value
+	sum       []int32  // per slot: pair-comparison sum for the current judge
+	cands     []int32
+	ties      []int32
+
+	// Pair-comparison counts: for each stable project number, the projects seen by the
+	// same judges and how many judges saw both. counted holds, per judge, the project
+	// numbers that the counts include, so that a judge or project can be taken out again.
+	numOf      map[ID]int32
+	nbrs       [][]pairCount
+	counted    map[ID][]int32
+	pairsDirty bool
+
+	scores scoreCache
+}
+
+// slot is one project as the assignment algorithm sees it.
+type slot struct {
+	p       *Project
+	num     int32
+	loc     int
+	group   int
+	seen    int
+	active  bool
+	prio    bool
+	holders []holder // judges whose current project this is
+}
+
+// holder is a judge currently assigned to a project.
+type holder struct {
+	judge ID
+	since int64
+	track string // "" for a general judge
+}
+
+type pairCount struct{ other, n int32 }
+
+func newJudgingData() *judgingData {
+	x := &judgingData{
+		slotOf:     map[ID]int32{},
+		numOf:      map[ID]int32{},
+		counted:    map[ID][]int32{},
+		pairsDirty: true,
+	}
+	x.scores.init()
+	return x
+}
+
+// jd returns the judging data (created by reindex; NewState and Restore call it).
+func (s *State) jd() *judgingData {
+	if s.jx == nil {
+		s.jx = newJudgingData()
+	}
+	return s.jx
+}
+
+// keep records that a successful judging command left the index consistent with the
+// state it produced (call it on every successful return of a judging command).
+func (x *judgingData) keep(s *State) {
+	if x.valid && x.syncedAt == s.Applied {
+		x.syncedAt = s.Applied + 1
+	}
+}
+
+// sync rebuilds the assignment index unless it is current.
+func (x *judgingData) sync(s *State) {
+	if x.valid && x.syncedAt == s.Applied {
+		return
+	}
+	ps := s.ProjectsByLocation()
+	x.slots = make([]slot, len(ps))
+	x.slotOf = make(map[ID]int32, len(ps))
+	for i, p := range ps {
+		x.slots[i] = slot{
+			p: p, num: x.numFor(p.ID), loc: p.Location, group: p.Group, seen: p.Seen,
+			active: p.Active, prio: p.Prioritized,
+		}
+		x.slotOf[p.ID] = int32(i)
+	}
+	x.slotByNum = make([]int32, len(x.nbrs))
+	for i := range x.slotByNum {
+		x.slotByNum[i] = -1
+	}
+	for i := range x.slots {
+		x.slotByNum[x.slots[i].num] = int32(i)
+	}
+	for _, id := range s.JudgeOrder {
+		j, ok := s.Judges[id]
+		if !ok || j.Current.IsZero() {
+			continue
+		}
+		if k, ok := x.slotOf[j.Current]; ok {
+			x.slots[k].holders = append(x.slots[k].holders, holder{judge: j.ID, since: j.CurrentSince, track: s.trackOf(j)})
+		}
+	}
+	x.mark = make([]uint32, len(ps))
+	x.sumMark = make([]uint32, len(ps))
+	x.sum = make([]int32, len(ps))
+	x.epoch = 0
+	x.valid = true
+	x.syncedAt = s.Applied
+}
+
+// trackOf returns the track a judge judges for ("" for a general judge).
+func (s *State) trackOf(j *Judge) string {
+	if s.IsGeneral(j) {
+		return ""
+	}
+	return j.Track
+}
+
+func (x *judgingData) newEpoch() uint32 {
+	x.epoch++
+	if x.epoch == 0 { // wrapped: clear the marks
+		for i := range x.mark {
+			x.mark[i], x.sumMark[i] = 0, 0
+		}
+		x.epoch = 1
+	}
+	return x.epoch
+}
+
+// refresh copies a project's fields into its slot after a judging command changed it.
+func (x *judgingData) refresh(p *Project) {
+	if k, ok := x.slotOf[p.ID]; ok {
+		sl := &x.slots[k]
+		sl.loc, sl.group, sl.seen, sl.active, sl.prio = p.Location, p.Group, p.Seen, p.Active, p.Prioritized
+	}
+}
+
+// hold records that j now looks at p.
+func (x *judgingData) hold(s *State, p ID, j *Judge) {
+	if k, ok := x.slotOf[p]; ok {
+		x.slots[k].holders = append(x.slots[k].holders, holder{judge: j.ID, since: j.CurrentSince, track: s.trackOf(j)})
+	}
+}
+
+// release records that judge no longer looks at p.
+func (x *judgingData) release(p, judge ID) {
+	k, ok := x.slotOf[p]
+	if !ok {
+		return
+	}
+	hs := x.slots[k].holders
+	for i := range hs {
+		if hs[i].judge == judge {
+			x.slots[k].holders = append(hs[:i], hs[i+1:]...)
+			return
+		}
+	}
+}
+
+// busy reports whether someone is looking at the slot's project: an assignment counts
+// while it is at most window ms old (window 0: always).
+func (sl *slot) busy(now, window int64) bool {
+	for _, h := range sl.holders {
+		if window <= 0 || now-h.since <= window {
+			return true
+		}
+	}
+	return false
+}
+
+// viewing counts the judges of track t looking at the slot's project.
+func (sl *slot) viewing(t string, now, window int64) int {
+	n := 0
+	for _, h := range sl.holders {
+		if h.track == t && (window <= 0 || now-h.since <= window) {
+			n++
+		}
+	}
+	return n
+}
+
+// numFor returns the stable number of a project for the pair counts.
+func (x *judgingData) numFor(id ID) int32 {
+	if n, ok := x.numOf[id]; ok {
+		return n
+	}
+	n := int32(len(x.nbrs))
+	x.numOf[id] = n
+	x.nbrs = append(x.nbrs, nil)
+	if x.slotByNum != nil {
+		x.slotByNum = append(x.slotByNum, -1)
+	}
+	return n
+}
+
+// bump adds d to the count of the pair (a, b) in a's list.
+func (x *judgingData) bump(a, b, d int32) {
+	list := x.nbrs[a]
+	for i := range list {
+		if list[i].other == b {
+			list[i].n += d
+			if list[i].n <= 0 {
+				list[i] = list[len(list)-1]
+				x.nbrs[a] = list[:len(list)-1]
+			}
+			return
+		}
+	}
+	if d > 0 {
+		x.nbrs[a] = append(list, pairCount{other: b, n: d})
+	}
+}
+
+// addSeen counts judge's new view of project n against the judge's earlier views.
+func (x *judgingData) addSeen(judge ID, n int32) {
+	for _, o := range x.counted[judge] {
+		if o != n {
+			x.bump(n, o, 1)
+			x.bump(o, n, 1)
+		}
+	}
+	x.counted[judge] = append(x.counted[judge], n)
+}
+
+func (x *judgingData) applyList(list []int32, d int32) {
+	for a := 0; a < len(list); a++ {
+		for b := a + 1; b < len(list); b++ {
+			if list[a] != list[b] {
+				x.bump(list[a], list[b], d)
+				x.bump(list[b], list[a], d)
+			}
+		}
+	}
+}
+
+// reconcilePairs brings the pair counts in line with every judge's seen list after a
+// change the judging flow did not make itself (deletions, resets, restore).
+func (x *judgingData) reconcilePairs(s *State) {
+	if !x.pairsDirty {
+		return
+	}
+	live := make(map[ID]bool, len(s.Judges))
+	for _, id := range s.JudgeOrder {
+		j, ok := s.Judges[id]
+		if !ok {
+			continue
+		}
+		live[id] = true
+		cur := make([]int32, 0, len(j.SeenProjects))
+		for _, sp := range j.SeenProjects {
+			if _, ok := s.Projects[sp.ProjectID]; ok {
+				cur = append(cur, x.numFor(sp.ProjectID))
+			}
+		}
+		old := x.counted[id]
+		if equalNums(old, cur) {
+			continue
+		}
+		x.applyList(old, -1)
+		x.applyList(cur, 1)
+		x.counted[id] = cur
+	}
+	for id, old := range x.counted {
+		if !live[id] {
+			x.applyList(old, -1)
+			delete(x.counted, id)
+		}
+	}
+	x.pairsDirty = false
+}
+
+func equalNums(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// pairCountOf returns how many judges saw both a and b (for tests and diagnostics).
+func (s *State) pairCountOf(a, b ID) int {
+	x := s.jd()
+	x.reconcilePairs(s)
+	na, ok1 := x.numOf[a]
+	nb, ok2 := x.numOf[b]
+	if !ok1 || !ok2 {
+		return 0
+	}
+	for _, pc := range x.nbrs[na] {
+		if pc.other == nb {
+			return int(pc.n)
+		}
+	}
+	return 0
+}
