@@ -82,12 +82,18 @@ func (o *Options) trackViews(t string) int {
 
 // pickNext chooses the judge's next project (steps 3-9), or nil when there is none. It
 // may move a general judge to another group (step 7) but assigns nothing.
+//
+// For speed at 10,000 projects the common path (general judge, groups off) scans the
+// projects once: it keeps the candidates and, for both the free candidates and all of
+// them (step 5), the best ones by the step 9 order (views; then, at or above min_views,
+// the pair-comparison sum; then table distance). Groups and track judges use the lists.
 func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 	x := s.jd()
 	x.sync(s)
 	o := &s.Options
 	now, window := c.Time, o.busyWindow()
 	track := s.trackOf(j)
+	general := track == ""
 
 	// Step 3: active projects minus the judge's seen and skipped ones.
 	ep := x.newEpoch()
@@ -102,127 +108,183 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 		}
 	}
 	views := 0
-	if track != "" {
+	if !general {
 		views = o.trackViews(track)
 	}
-	cands := x.cands[:0]
+	// Step 9's pair-comparison sums, for projects judged by the same judges as this
+	// judge's projects (every other project's sum is 0).
+	sp := uint32(0)
+	if general && len(j.SeenProjects) > 0 {
+		sp = x.pairSums(s, j)
+	}
+	sumOf := func(k int32) int32 {
+		if sp != 0 && x.sumMark[k] == sp {
+			return x.sum[k]
+		}
+		return 0
+	}
+	minViews := int32(o.MinViews)
+	last := int32(j.LastLocation)
+	distOf := func(k int32) int32 {
+		if last < 0 {
+			return 0 // no last location: equals are drawn at random
+		}
+		d := x.slots[k].loc - last
+		if d < 0 {
+			d = -d
+		}
+		return d
+	}
+
+	cands, free := x.cands[:0], x.free[:0]
+	bestAll, bestFree := choice{ties: x.ties[:0]}, choice{ties: x.ties2[:0]}
+	defer func() {
+		x.cands, x.free, x.ties, x.ties2 = cands[:0], free[:0], bestAll.ties[:0], bestFree.ties[:0]
+	}()
+	prioAll, prioFree := false, false
 	for k := range x.slots {
 		sl := &x.slots[k]
-		if !sl.active || x.mark[k] == ep {
+		if sl.flags&slotActive == 0 || x.mark[k] == ep {
 			continue
 		}
 		// Step 4: a track judge sees only its track's projects that still need views.
-		if track != "" {
-			if !containsString(sl.p.ChallengeList, track) {
+		if !general {
+			p := x.proj[k]
+			if !containsString(p.ChallengeList, track) {
 				continue
 			}
-			if sl.p.TrackSeen[track]+sl.viewing(track, now, window) >= views {
+			if p.TrackSeen[track]+x.viewing(int32(k), track, now, window) >= views {
 				continue
 			}
 		}
-		cands = append(cands, int32(k))
+		kk := int32(k)
+		cands = append(cands, kk)
+		prio := sl.flags&slotPrio != 0
+		prioAll = prioAll || prio
+		var sum int32
+		if sl.seen >= minViews {
+			sum = sumOf(kk)
+		}
+		dist := distOf(kk)
+		bestAll.offer(kk, sl.seen, sum, dist)
+		if sl.flags&slotHeld == 0 || !x.busy(kk, now, window) {
+			free = append(free, kk)
+			prioFree = prioFree || prio
+			bestFree.offer(kk, sl.seen, sum, dist)
+		}
 	}
-	defer func() { x.cands = cands[:0] }()
 
 	// Step 5: drop projects someone else is looking at, unless that leaves none.
-	free := 0
-	for _, k := range cands {
-		if !x.slots[k].busy(now, window) {
-			free++
-		}
+	list, anyPrio, best := cands, prioAll, &bestAll
+	if len(free) > 0 {
+		list, anyPrio, best = free, prioFree, &bestFree
 	}
-	if free > 0 && free < len(cands) {
-		n := 0
-		for _, k := range cands {
-			if !x.slots[k].busy(now, window) {
-				cands[n] = k
-				n++
-			}
-		}
-		cands = cands[:n]
-	}
-	if len(cands) == 0 {
+	if len(list) == 0 {
 		return nil
 	}
 
 	// Step 6: a track judge walks along the tables.
-	if track != "" {
+	if !general {
 		if j.LastLocation < 0 {
-			return x.slots[cands[c.Rand.Intn(len(cands))]].p
+			return x.proj[list[c.Rand.Intn(len(list))]]
 		}
-		for _, k := range cands {
-			if x.slots[k].loc > j.LastLocation {
-				return x.slots[k].p
+		for _, k := range list {
+			if int(x.slots[k].loc) > j.LastLocation {
+				return x.proj[k]
 			}
 		}
-		return x.slots[cands[0]].p
+		return x.proj[list[0]]
 	}
 
-	// Step 7: groups.
+	// Step 7: groups. The list shrinks to one group, so steps 8 and 9 are redone on it.
 	if o.MultiGroup && o.NumGroups > 0 {
 		n := o.NumGroups
 		g := ((j.Group % n) + n) % n
 		found := false
-		for t := 0; t < n; t++ {
-			grp := (g + t) % n
-			m := 0
-			for _, k := range cands {
-				if x.slots[k].group == grp {
-					m++
-				}
-			}
-			if m == 0 {
-				continue
-			}
-			keep := cands[:0]
-			for _, k := range cands {
+		for t := 0; t < n && !found; t++ {
+			grp := int32((g + t) % n)
+			keep := list[:0:0]
+			for _, k := range list {
 				if x.slots[k].group == grp {
 					keep = append(keep, k)
 				}
 			}
-			cands = keep
-			if grp != j.Group {
-				j.Group, j.GroupSeen = grp, 0
+			if len(keep) == 0 {
+				continue
+			}
+			list, found = keep, true
+			if int(grp) != j.Group {
+				j.Group, j.GroupSeen = int(grp), 0
 				c.logf("moved to group %d (no projects left in its group)", grp)
 				c.emit(judgeEvent(j, "group-switch"))
 				c.changed("judge", j.ID)
 			}
-			found = true
-			break
 		}
 		if !found {
 			return nil
 		}
-	}
-
-	// Step 8: prioritized projects first, lowest table (cands are in table order).
-	for _, k := range cands {
-		if x.slots[k].prio {
-			return x.slots[k].p
+		anyPrio = false
+		best = &choice{}
+		for _, k := range list {
+			sl := &x.slots[k]
+			anyPrio = anyPrio || sl.has(slotPrio)
+			var sum int32
+			if sl.seen >= minViews {
+				sum = sumOf(k)
+			}
+			best.offer(k, sl.seen, sum, distOf(k))
 		}
 	}
 
-	// Step 9: fewest views.
-	minSeen := x.slots[cands[0]].seen
-	for _, k := range cands[1:] {
-		if sn := x.slots[k].seen; sn < minSeen {
-			minSeen = sn
+	// Step 8: prioritized projects first, lowest table (the list is in table order).
+	if anyPrio {
+		for _, k := range list {
+			if x.slots[k].has(slotPrio) {
+				return x.proj[k]
+			}
 		}
 	}
-	keep := cands[:0]
-	for _, k := range cands {
-		if x.slots[k].seen == minSeen {
-			keep = append(keep, k)
+
+	// Step 9: fewest views; below min_views the nearest table, else the least compared,
+	// then the nearest; equals drawn with the command's random stream.
+	if len(best.ties) == 1 {
+		return x.proj[best.ties[0]]
+	}
+	return x.proj[best.ties[c.Rand.Intn(len(best.ties))]]
+}
+
+// choice collects the best candidates by (views, pair sum, table distance).
+type choice struct {
+	seen, sum, dist int32
+	ties            []int32
+}
+
+func (b *choice) offer(k, seen, sum, dist int32) {
+	if len(b.ties) > 0 {
+		if seen != b.seen {
+			if seen > b.seen {
+				return
+			}
+		} else if sum != b.sum {
+			if sum > b.sum {
+				return
+			}
+		} else if dist != b.dist {
+			if dist > b.dist {
+				return
+			}
+		} else {
+			b.ties = append(b.ties, k)
+			return
 		}
 	}
-	cands = keep
-	if minSeen < o.MinViews {
-		if j.LastLocation < 0 {
-			return x.slots[cands[c.Rand.Intn(len(cands))]].p
-		}
-		return x.slots[x.nearest(cands, j.LastLocation, c.Rand)].p
-	}
-	// Least compared: pair-comparison counts summed over the judge's seen projects.
+	b.seen, b.sum, b.dist = seen, sum, dist
+	b.ties = append(b.ties[:0], k)
+}
+
+// pairSums fills x.sum (valid where x.sumMark equals the returned epoch) with, for every
+// project, how often it was judged by the same judges as the projects j has seen.
+func (x *judgingData) pairSums(s *State, j *Judge) uint32 {
 	x.reconcilePairs(s)
 	sp := x.newEpoch()
 	for _, seen := range j.SeenProjects {
@@ -244,54 +306,7 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 			x.sum[k] += pc.n
 		}
 	}
-	sumOf := func(k int32) int32 {
-		if x.sumMark[k] == sp {
-			return x.sum[k]
-		}
-		return 0
-	}
-	best := sumOf(cands[0])
-	for _, k := range cands[1:] {
-		if v := sumOf(k); v < best {
-			best = v
-		}
-	}
-	keep = cands[:0]
-	for _, k := range cands {
-		if sumOf(k) == best {
-			keep = append(keep, k)
-		}
-	}
-	cands = keep
-	if j.LastLocation < 0 {
-		return x.slots[cands[c.Rand.Intn(len(cands))]].p
-	}
-	return x.slots[x.nearest(cands, j.LastLocation, c.Rand)].p
-}
-
-// nearest returns the candidate whose table is nearest to loc, a random one of the
-// nearest when several are equally near.
-func (x *judgingData) nearest(cands []int32, loc int, r *Rand) int32 {
-	ties := x.ties[:0]
-	best := -1
-	for _, k := range cands {
-		d := x.slots[k].loc - loc
-		if d < 0 {
-			d = -d
-		}
-		switch {
-		case best < 0 || d < best:
-			best = d
-			ties = append(ties[:0], k)
-		case d == best:
-			ties = append(ties, k)
-		}
-	}
-	x.ties = ties[:0]
-	if len(ties) == 1 {
-		return ties[0]
-	}
-	return ties[r.Intn(len(ties))]
+	return sp
 }
 
 // assignTo is step 10: j now looks at p.

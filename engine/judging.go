@@ -258,7 +258,7 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 		j.GroupSeen++
 		inGroup := 0
 		for k := range x.slots {
-			if x.slots[k].active && x.slots[k].group == j.Group {
+			if x.slots[k].has(slotActive) && int(x.slots[k].group) == j.Group {
 				inGroup++
 			}
 		}

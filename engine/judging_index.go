@@ -19,7 +19,10 @@ type judgingData struct {
 	// flow keep it up to date; any other command makes it rebuild on the next use).
 	valid     bool
 	syncedAt  uint64
-	slots     []slot // active and hidden projects in table order
+	slots     []slot     // active and hidden projects in table order
+	proj      []*Project // per slot
+	nums      []int32    // per slot: stable project number
+	holders   [][]holder // per slot: judges whose current project this is
 	slotOf    map[ID]int32
 	slotByNum []int32 // stable project number -> slot (-1 = none)
 	epoch     uint32
@@ -27,7 +30,9 @@ type judgingData struct {
 	sumMark   []uint32 // per slot: == epoch when sum holds a value
 	sum       []int32  // per slot: pair-comparison sum for the current judge
 	cands     []int32
+	free      []int32
 	ties      []int32
+	ties2     []int32
 
 	// Pair-comparison counts: for each stable project number, the projects seen by the
 	// same judges and how many judges saw both. counted holds, per judge, the project
@@ -40,17 +45,24 @@ type judgingData struct {
 	scores scoreCache
 }
 
-// slot is one project as the assignment algorithm sees it.
+// slot is one project as the assignment algorithm sees it: the fields every assignment
+// scans, kept small so that 10,000 of them stay in cache. The project itself, its pair
+// number and its holders are in parallel slices of judgingData.
 type slot struct {
-	p       *Project
-	num     int32
-	loc     int
-	group   int
-	seen    int
-	active  bool
-	prio    bool
-	holders []holder // judges whose current project this is
+	seen  int32
+	loc   int32
+	group int32
+	flags uint8
 }
+
+// Slot flags.
+const (
+	slotActive uint8 = 1 << iota
+	slotPrio
+	slotHeld // someone holds it (see judgingData.holders)
+)
+
+func (sl *slot) has(f uint8) bool { return sl.flags&f != 0 }
 
 // holder is a judge currently assigned to a project.
 type holder struct {
@@ -95,29 +107,28 @@ func (x *judgingData) sync(s *State) {
 	}
 	ps := s.ProjectsByLocation()
 	x.slots = make([]slot, len(ps))
+	x.proj = ps
+	x.nums = make([]int32, len(ps))
+	x.holders = make([][]holder, len(ps))
 	x.slotOf = make(map[ID]int32, len(ps))
 	for i, p := range ps {
-		x.slots[i] = slot{
-			p: p, num: x.numFor(p.ID), loc: p.Location, group: p.Group, seen: p.Seen,
-			active: p.Active, prio: p.Prioritized,
-		}
+		x.nums[i] = x.numFor(p.ID)
+		x.setSlot(int32(i), p)
 		x.slotOf[p.ID] = int32(i)
 	}
 	x.slotByNum = make([]int32, len(x.nbrs))
 	for i := range x.slotByNum {
 		x.slotByNum[i] = -1
 	}
-	for i := range x.slots {
-		x.slotByNum[x.slots[i].num] = int32(i)
+	for i, n := range x.nums {
+		x.slotByNum[n] = int32(i)
 	}
 	for _, id := range s.JudgeOrder {
 		j, ok := s.Judges[id]
 		if !ok || j.Current.IsZero() {
 			continue
 		}
-		if k, ok := x.slotOf[j.Current]; ok {
-			x.slots[k].holders = append(x.slots[k].holders, holder{judge: j.ID, since: j.CurrentSince, track: s.trackOf(j)})
-		}
+		x.hold(s, j.Current, j)
 	}
 	x.mark = make([]uint32, len(ps))
 	x.sumMark = make([]uint32, len(ps))
@@ -146,18 +157,31 @@ func (x *judgingData) newEpoch() uint32 {
 	return x.epoch
 }
 
+// setSlot copies a project's fields into slot k.
+func (x *judgingData) setSlot(k int32, p *Project) {
+	sl := &x.slots[k]
+	sl.seen, sl.loc, sl.group = int32(p.Seen), int32(p.Location), int32(p.Group)
+	sl.flags &= slotHeld
+	if p.Active {
+		sl.flags |= slotActive
+	}
+	if p.Prioritized {
+		sl.flags |= slotPrio
+	}
+}
+
 // refresh copies a project's fields into its slot after a judging command changed it.
 func (x *judgingData) refresh(p *Project) {
 	if k, ok := x.slotOf[p.ID]; ok {
-		sl := &x.slots[k]
-		sl.loc, sl.group, sl.seen, sl.active, sl.prio = p.Location, p.Group, p.Seen, p.Active, p.Prioritized
+		x.setSlot(k, p)
 	}
 }
 
 // hold records that j now looks at p.
 func (x *judgingData) hold(s *State, p ID, j *Judge) {
 	if k, ok := x.slotOf[p]; ok {
-		x.slots[k].holders = append(x.slots[k].holders, holder{judge: j.ID, since: j.CurrentSince, track: s.trackOf(j)})
+		x.holders[k] = append(x.holders[k], holder{judge: j.ID, since: j.CurrentSince, track: s.trackOf(j)})
+		x.slots[k].flags |= slotHeld
 	}
 }
 
@@ -167,19 +191,25 @@ func (x *judgingData) release(p, judge ID) {
 	if !ok {
 		return
 	}
-	hs := x.slots[k].holders
+	hs := x.holders[k]
 	for i := range hs {
 		if hs[i].judge == judge {
-			x.slots[k].holders = append(hs[:i], hs[i+1:]...)
-			return
+			x.holders[k] = append(hs[:i], hs[i+1:]...)
+			break
 		}
+	}
+	if len(x.holders[k]) == 0 {
+		x.slots[k].flags &^= slotHeld
 	}
 }
 
-// busy reports whether someone is looking at the slot's project: an assignment counts
+// busy reports whether someone is looking at slot k's project: an assignment counts
 // while it is at most window ms old (window 0: always).
-func (sl *slot) busy(now, window int64) bool {
-	for _, h := range sl.holders {
+func (x *judgingData) busy(k int32, now, window int64) bool {
+	if !x.slots[k].has(slotHeld) {
+		return false
+	}
+	for _, h := range x.holders[k] {
 		if window <= 0 || now-h.since <= window {
 			return true
 		}
@@ -187,10 +217,10 @@ func (sl *slot) busy(now, window int64) bool {
 	return false
 }
 
-// viewing counts the judges of track t looking at the slot's project.
-func (sl *slot) viewing(t string, now, window int64) int {
+// viewing counts the judges of track t looking at slot k's project.
+func (x *judgingData) viewing(k int32, t string, now, window int64) int {
 	n := 0
-	for _, h := range sl.holders {
+	for _, h := range x.holders[k] {
 		if h.track == t && (window <= 0 || now-h.since <= window) {
 			n++
 		}

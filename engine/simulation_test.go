@@ -29,11 +29,11 @@ func checkIndex(t *testing.T, s *State, pairs bool) {
 	}
 	for k := range x.slots {
 		a, b := x.slots[k], fresh.slots[k]
-		if a.p != b.p || a.loc != b.loc || a.group != b.group || a.seen != b.seen || a.active != b.active || a.prio != b.prio {
-			t.Fatalf("slot %d (%s) stale: %+v, want %+v", k, b.p.Name, a, b)
+		if a != b || x.proj[k] != fresh.proj[k] {
+			t.Fatalf("slot %d (%s) stale: %+v, want %+v", k, fresh.proj[k].Name, a, b)
 		}
-		if holders(a.holders) != holders(b.holders) {
-			t.Fatalf("slot %d (%s) holders %s, want %s", k, b.p.Name, holders(a.holders), holders(b.holders))
+		if holders(x.holders[k]) != holders(fresh.holders[k]) {
+			t.Fatalf("slot %d (%s) holders %s, want %s", k, fresh.proj[k].Name, holders(x.holders[k]), holders(fresh.holders[k]))
 		}
 	}
 	if pairs && !x.pairsDirty {
@@ -280,4 +280,3 @@ func simulate(t *testing.T, finishPct int, seed uint64) {
 		t.Fatal("engine restored from a snapshot assigns differently")
 	}
 }
-

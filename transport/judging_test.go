@@ -1,0 +1,248 @@
+package transport
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"podium/engine"
+)
+
+// judgingSetup starts a server with n projects and one logged-in judge.
+func judgingSetup(t *testing.T, n int) (ts *testServer, tok string, judge string, projects []string) {
+	t.Helper()
+	ts = startServer(t)
+	for i := 0; i < n; i++ {
+		projects = append(projects, ts.addProject("Project "+string(rune('A'+i)), ""))
+	}
+	judge, code := ts.addJudge("Ada", "ada@example.com", "")
+	tok = ts.login(code)
+	return ts, tok, judge, projects
+}
+
+func nextOf(t *testing.T, ts *testServer, tok string) map[string]any {
+	t.Helper()
+	var out map[string]any
+	ts.must(200, "POST", "/api/judge/next", nil, asJudge(tok), &out)
+	return out
+}
+
+func TestJudgingRoutesNeedJudge(t *testing.T) {
+	ts, _, _, ps := judgingSetup(t, 1)
+	routes := []struct{ method, path string }{
+		{"POST", "/api/judge/next"}, {"POST", "/api/judge/skip"}, {"POST", "/api/judge/finish"},
+		{"POST", "/api/judge/rank"}, {"PUT", "/api/judge/star/" + ps[0]}, {"PUT", "/api/judge/notes/" + ps[0]},
+		{"GET", "/api/judge/projects"}, {"GET", "/api/judge/project/" + ps[0]}, {"GET", "/api/judge/welcome"},
+		{"PUT", "/api/judge/welcome"}, {"POST", "/api/judge/welcome"}, {"GET", "/api/project/count"},
+		{"GET", "/api/project/" + ps[0]},
+	}
+	if code, body := ts.do("GET", "/api/judge/next", nil, anon); code != 405 {
+		t.Errorf("GET /api/judge/next: %d %s, want 405", code, body)
+	}
+	for _, r := range routes {
+		for name, a := range map[string]auth{"anonymous": anon, "admin": asAdmin, "bad token": asJudge("not-a-token")} {
+			code, body := ts.do(r.method, r.path, `{}`, a)
+			if code != 401 || !strings.Contains(string(body), `"error"`) {
+				t.Errorf("%s %s as %s: %d %s, want 401", r.method, r.path, name, code, body)
+			}
+		}
+	}
+}
+
+func TestJudgingNextReasonsAndAssignment(t *testing.T) {
+	ts, tok, _, ps := judgingSetup(t, 2)
+	// Paused clock: 200 with a reason and no project_id key.
+	b := ts.must(200, "POST", "/api/judge/next", nil, asJudge(tok), nil)
+	if string(b) != `{"reason":"paused"}` {
+		t.Fatalf("paused next: %s", b)
+	}
+	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
+	first := nextOf(t, ts, tok)
+	pid, _ := first["project_id"].(string)
+	if pid != ps[0] && pid != ps[1] || len(first) != 1 {
+		t.Fatalf("next: %v", first)
+	}
+	// Asking again returns the same current project.
+	if again := nextOf(t, ts, tok); again["project_id"] != pid {
+		t.Fatalf("second next %v, want %s", again, pid)
+	}
+	var me engine.JudgeView
+	ts.must(200, "GET", "/api/judge", nil, asJudge(tok), &me)
+	if me.Current == nil || me.Current.String() != pid || me.LastLocation < 1 {
+		t.Fatalf("judge after next: %+v", me)
+	}
+	ts.must(200, "POST", "/api/judge/finish", nil, asJudge(tok), nil)
+	nextOf(t, ts, tok)
+	ts.must(200, "POST", "/api/judge/finish", `{"notes":"ok","starred":false}`, asJudge(tok), nil)
+	if done := nextOf(t, ts, tok); done["reason"] != "done" || len(done) != 1 {
+		t.Fatalf("next with nothing left: %v", done)
+	}
+}
+
+func TestJudgingSkip(t *testing.T) {
+	ts, tok, judge, ps := judgingSetup(t, 3)
+	ts.must(409, "POST", "/api/judge/skip", `{"reason":"busy"}`, asJudge(tok), nil)
+	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
+	first := nextOf(t, ts, tok)["project_id"].(string)
+	for _, body := range []string{``, `{}`, `{"reason":"bored"}`, `{"reason":3}`, `not json`} {
+		ts.must(400, "POST", "/api/judge/skip", body, asJudge(tok), nil)
+	}
+	ts.must(200, "POST", "/api/judge/skip", `{"reason":"cannot-demo"}`, asJudge(tok), nil)
+	var me engine.JudgeView
+	ts.must(200, "GET", "/api/judge", nil, asJudge(tok), &me)
+	if me.Current == nil || me.Current.String() == first {
+		t.Fatalf("skip did not move the judge on: %+v", me.Current)
+	}
+	var flags []engine.Flag
+	ts.Node.Read(func(st *engine.State) { flags = append(flags, st.Flags...) })
+	if len(flags) != 1 || flags[0].Reason != "cannot-demo" || flags[0].ProjectID.String() != first || flags[0].JudgeID.String() != judge || flags[0].JudgeName != "Ada" {
+		t.Fatalf("flags %+v", flags)
+	}
+	_ = ps
+}
+
+func TestJudgingFinishRankStarNotes(t *testing.T) {
+	ts, tok, _, ps := judgingSetup(t, 3)
+	ts.must(409, "POST", "/api/judge/finish", nil, asJudge(tok), nil)
+	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
+	var order []string
+	for i := 0; i < 2; i++ {
+		order = append(order, nextOf(t, ts, tok)["project_id"].(string))
+		if i == 0 {
+			ts.must(400, "POST", "/api/judge/finish", `{"notes": 5}`, asJudge(tok), nil)
+			ts.must(400, "POST", "/api/judge/finish", `{"notes": "`+strings.Repeat("x", 20001)+`"}`, asJudge(tok), nil)
+		}
+		ts.must(200, "POST", "/api/judge/finish", map[string]any{"notes": "note " + string(rune('0'+i)), "starred": i == 0}, asJudge(tok), nil)
+	}
+	var unjudged string
+	for _, p := range ps {
+		if p != order[0] && p != order[1] {
+			unjudged = p
+		}
+	}
+	// Judged projects, in the order judged, with the project's url.
+	var list []engine.JudgedProject
+	ts.must(200, "GET", "/api/judge/projects", nil, asJudge(tok), &list)
+	if len(list) != 2 || list[0].ProjectID.String() != order[0] || list[0].Notes != "note 0" || !list[0].Starred || list[1].Starred {
+		t.Fatalf("judged projects %+v", list)
+	}
+	var one map[string]any
+	ts.must(200, "GET", "/api/judge/project/"+order[1], nil, asJudge(tok), &one)
+	for _, k := range []string{"project_id", "name", "location", "description", "notes", "starred", "url"} {
+		if _, ok := one[k]; !ok {
+			t.Fatalf("judged project view lacks %q: %v", k, one)
+		}
+	}
+	ts.must(404, "GET", "/api/judge/project/"+unjudged, nil, asJudge(tok), nil)
+	ts.must(400, "GET", "/api/judge/project/nope", nil, asJudge(tok), nil)
+
+	// Rank.
+	for _, body := range []any{``, `{}`, `{"ranking": "x"}`, map[string]any{"ranking": []string{"zz"}},
+		map[string]any{"ranking": []string{unjudged}}, map[string]any{"ranking": []string{order[0], order[0]}}} {
+		ts.must(400, "POST", "/api/judge/rank", body, asJudge(tok), nil)
+	}
+	ts.must(200, "POST", "/api/judge/rank", map[string]any{"ranking": []string{order[1], order[0]}}, asJudge(tok), nil)
+	ts.must(200, "POST", "/api/judge/rank", map[string]any{"ranking": []string{}}, asJudge(tok), nil)
+	ts.must(200, "POST", "/api/judge/rank", map[string]any{"ranking": []string{order[1], order[0]}}, asJudge(tok), nil)
+	var me engine.JudgeView
+	ts.must(200, "GET", "/api/judge", nil, asJudge(tok), &me)
+	if len(me.Rankings) != 2 || me.Rankings[0].String() != order[1] {
+		t.Fatalf("rankings %v", me.Rankings)
+	}
+
+	// Star.
+	ts.must(404, "PUT", "/api/judge/star/"+unjudged, `{"starred":true}`, asJudge(tok), nil)
+	ts.must(400, "PUT", "/api/judge/star/xyz", `{"starred":true}`, asJudge(tok), nil)
+	ts.must(400, "PUT", "/api/judge/star/"+order[1], `{}`, asJudge(tok), nil)
+	ts.must(400, "PUT", "/api/judge/star/"+order[1], `{"starred":"yes"}`, asJudge(tok), nil)
+	ts.must(200, "PUT", "/api/judge/star/"+order[1], `{"starred":true}`, asJudge(tok), nil)
+	// Notes.
+	ts.must(404, "PUT", "/api/judge/notes/"+unjudged, `{"notes":"x"}`, asJudge(tok), nil)
+	ts.must(400, "PUT", "/api/judge/notes/"+order[1], ``, asJudge(tok), nil)
+	ts.must(400, "PUT", "/api/judge/notes/"+order[1], map[string]string{"notes": strings.Repeat("y", 20001)}, asJudge(tok), nil)
+	ts.must(200, "PUT", "/api/judge/notes/"+order[1], `{"notes":"changed my mind"}`, asJudge(tok), nil)
+	ts.must(200, "GET", "/api/judge/project/"+order[1], nil, asJudge(tok), &one)
+	if one["notes"] != "changed my mind" || one["starred"] != true {
+		t.Fatalf("after star and notes: %v", one)
+	}
+
+	// Scores as the admin sees them: the judge ranked order[1] > order[0] (rc = 2,
+	// uc = 0): order[1] gets 2+0-1-0 = 1, order[0] gets 2+0-1-2 = -1; both starred.
+	var admin []engine.ProjectAdminView
+	ts.must(200, "GET", "/api/project/list", nil, asAdmin, &admin)
+	got := map[string]engine.ProjectAdminView{}
+	for _, p := range admin {
+		got[p.ID.String()] = p
+	}
+	if got[order[1]].Score != 1 || got[order[0]].Score != -1 || got[unjudged].Score != 0 {
+		t.Fatalf("scores %+v", admin)
+	}
+	if got[order[1]].Stars != 1 || got[order[0]].Stars != 1 || got[unjudged].Stars != 0 {
+		t.Fatalf("stars %+v", admin)
+	}
+	// Crowd-BT in the judge view: one outcome, order[1] beat order[0]:
+	// mu = +-9/22, sigma_sq = 403/484, votes 1 (see engine/scores_test.go).
+	var pv map[string]any
+	ts.must(200, "GET", "/api/project/"+order[1], nil, asJudge(tok), &pv)
+	if pv["votes"].(float64) != 1 || pv["mu"].(float64) < 0.409 || pv["mu"].(float64) > 0.41 || pv["sigma_sq"].(float64) < 0.832 || pv["sigma_sq"].(float64) > 0.833 {
+		t.Fatalf("judge view %v", pv)
+	}
+	ts.must(200, "GET", "/api/project/"+unjudged, nil, asJudge(tok), &pv)
+	if pv["votes"].(float64) != 0 || pv["mu"].(float64) != 0 || pv["sigma_sq"].(float64) != 1 {
+		t.Fatalf("unjudged judge view %v", pv)
+	}
+	for _, k := range []string{"id", "name", "location", "description", "try_link", "video_link", "challenge_list", "seen", "votes", "mu", "sigma_sq", "active", "prioritized", "last_activity"} {
+		if _, ok := pv[k]; !ok {
+			t.Fatalf("judge view lacks %q: %v", k, pv)
+		}
+	}
+	ts.must(404, "GET", "/api/project/0123456789abcdef01234567", nil, asJudge(tok), nil)
+	ts.must(400, "GET", "/api/project/not-an-id", nil, asJudge(tok), nil)
+}
+
+func TestJudgingWelcomeAndCount(t *testing.T) {
+	ts := startServer(t)
+	ts.addProject("One", "AI")
+	ts.addProject("Two", "")
+	ts.addProject("Three", "AI, Web")
+	_, code := ts.addJudge("Ada", "ada@example.com", "")
+	tok := ts.login(code)
+	b := ts.must(200, "GET", "/api/judge/welcome", nil, asJudge(tok), nil)
+	if string(b) != `{"ok":0}` {
+		t.Fatalf("welcome before: %s", b)
+	}
+	ts.must(200, "PUT", "/api/judge/welcome", nil, asJudge(tok), nil)
+	b = ts.must(200, "GET", "/api/judge/welcome", nil, asJudge(tok), nil)
+	if string(b) != `{"ok":1}` {
+		t.Fatalf("welcome after: %s", b)
+	}
+	ts.must(200, "POST", "/api/judge/welcome", nil, asJudge(tok), nil)
+	var cnt struct{ Count int }
+	ts.must(200, "GET", "/api/project/count", nil, asJudge(tok), &cnt)
+	if cnt.Count != 3 {
+		t.Fatalf("count %d, want 3", cnt.Count)
+	}
+}
+
+func TestJudgingSurvivesRestart(t *testing.T) {
+	ts, tok, _, _ := judgingSetup(t, 4)
+	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
+	nextOf(t, ts, tok)
+	ts.must(200, "POST", "/api/judge/finish", `{"notes":"kept","starred":true}`, asJudge(tok), nil)
+	cur := nextOf(t, ts, tok)["project_id"]
+	ts.must(200, "POST", "/api/judge/rank", map[string]any{"ranking": []string{}}, asJudge(tok), nil)
+	var before, after []byte
+	ts.Node.Read(func(st *engine.State) { before, _ = json.Marshal(st.JudgedProjects(st.JudgeOrder[0])) })
+	dir := ts.Dir
+	ts.Stop()
+	ts2 := startServerIn(t, dir)
+	ts2.Node.Read(func(st *engine.State) { after, _ = json.Marshal(st.JudgedProjects(st.JudgeOrder[0])) })
+	if string(before) != string(after) {
+		t.Fatalf("judged projects after restart %s, want %s", after, before)
+	}
+	// The current assignment survives, and the flow continues where it was.
+	if again := nextOf(t, ts2, tok); again["project_id"] != cur {
+		t.Fatalf("current after restart %v, want %v", again, cur)
+	}
+	ts2.must(200, "POST", "/api/judge/skip", `{"reason":"absent"}`, asJudge(tok), nil)
+}
