@@ -136,6 +136,14 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 		return d
 	}
 
+	// Fast path: a general judge, no groups, nothing prioritized.
+	if general && !(o.MultiGroup && o.NumGroups > 0) && x.prioCount == 0 && !x.noFast {
+		if p := x.pickByLevel(ep, sp, minViews, last, now, window, c.Rand); p != nil {
+			x.fastHits++
+			return p
+		}
+	}
+
 	cands, free := x.cands[:0], x.free[:0]
 	bestAll, bestFree := choice{ties: x.ties[:0]}, choice{ties: x.ties2[:0]}
 	defer func() {
@@ -251,6 +259,138 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 		return x.proj[best.ties[0]]
 	}
 	return x.proj[best.ties[c.Rand.Intn(len(best.ties))]]
+}
+
+// Fast path limits (the defaults of judgingData.bigLevel and maxWalk): levels with more
+// projects than bigLevel are searched by walking outwards from the judge's table, for at
+// most maxWalk tables.
+const (
+	defaultBigLevel = 512
+	defaultMaxWalk  = 2048
+)
+
+// pickByLevel is step 9 for a general judge when groups are off and nothing is
+// prioritized, without scanning every project. The active projects are kept by views
+// level; the levels are tried from the least viewed up, and the first level with a free
+// candidate holds the answer the full scan would give (same candidates, same key: pair
+// sum at or above min_views, then table distance; equals in table order, drawn with the
+// same random number). A small level is enumerated; a big one is first searched by
+// walking outwards from the judge's last table for the nearest free candidate with a
+// pair sum of 0, which is then certainly the best. It returns nil when no project is
+// free (step 5 then keeps busy ones: the caller scans).
+func (x *judgingData) pickByLevel(ep, sp uint32, minViews, last int32, now, window int64, r *Rand) *Project {
+	sumOf := func(k int32) int32 {
+		if sp != 0 && x.sumMark[k] == sp {
+			return x.sum[k]
+		}
+		return 0
+	}
+	for lvl, cnt := range x.levelCount {
+		if cnt == 0 {
+			continue
+		}
+		v := int32(lvl)
+		compare := v >= minViews
+		if int(cnt) > x.bigLevel && last >= 0 {
+			if p := x.walk(ep, sp, v, compare, last, now, window, r); p != nil {
+				return p
+			}
+		}
+		best := choice{ties: x.ties[:0]}
+		for _, k := range x.levels[lvl] {
+			if x.mark[k] == ep || x.slots[k].flags&slotHeld != 0 && x.busy(k, now, window) {
+				continue
+			}
+			var sum, dist int32
+			if compare {
+				sum = sumOf(k)
+			}
+			if last >= 0 {
+				dist = x.slots[k].loc - last
+				if dist < 0 {
+					dist = -dist
+				}
+			}
+			best.offer(k, v, sum, dist)
+		}
+		x.ties = best.ties[:0]
+		if len(best.ties) > 0 {
+			return x.pickTie(best.ties, r)
+		}
+	}
+	return nil
+}
+
+// pickTie draws one of equally good candidates, listed in table order as the scan does.
+func (x *judgingData) pickTie(ties []int32, r *Rand) *Project {
+	for i := 1; i < len(ties); i++ {
+		for j := i; j > 0 && ties[j] < ties[j-1]; j-- {
+			ties[j], ties[j-1] = ties[j-1], ties[j]
+		}
+	}
+	if len(ties) == 1 {
+		return x.proj[ties[0]]
+	}
+	return x.proj[ties[r.Intn(len(ties))]]
+}
+
+// walk looks outwards from table last for the nearest free, not excluded project at
+// level v (with a pair sum of 0 when compare), collecting equally near ones. nil when
+// none is found within x.maxWalk tables.
+func (x *judgingData) walk(ep, sp uint32, v int32, compare bool, last int32, now, window int64, r *Rand) *Project {
+	n := len(x.slots)
+	lo, hi := 0, n // first slot at or beyond the last table (slots are in table order)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if x.slots[m].loc < last {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	right, left := lo, lo-1
+	ties := x.ties2[:0]
+	defer func() { x.ties2 = ties[:0] }()
+	found := int32(-1)
+	complete := false
+	for steps := 0; ; steps++ {
+		if left < 0 && right >= n {
+			complete = true
+			break
+		}
+		if steps == x.maxWalk {
+			break
+		}
+		var k int
+		var d int32
+		if right >= n || left >= 0 && last-x.slots[left].loc <= x.slots[right].loc-last {
+			k, d = left, last-x.slots[left].loc
+			left--
+		} else {
+			k, d = right, x.slots[right].loc-last
+			right++
+		}
+		if found >= 0 && d > found {
+			complete = true
+			break
+		}
+		sl := &x.slots[k]
+		if sl.seen != v || sl.flags&slotActive == 0 || x.mark[k] == ep {
+			continue
+		}
+		if compare && sp != 0 && x.sumMark[k] == sp && x.sum[k] != 0 {
+			continue
+		}
+		if sl.flags&slotHeld != 0 && x.busy(int32(k), now, window) {
+			continue
+		}
+		found = d
+		ties = append(ties, int32(k))
+	}
+	if found < 0 || !complete {
+		return nil
+	}
+	return x.pickTie(ties, r)
 }
 
 // choice collects the best candidates by (views, pair sum, table distance).

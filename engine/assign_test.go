@@ -369,3 +369,74 @@ func TestPairCountsSparseAndForgetful(t *testing.T) {
 		t.Fatalf("%d pair entries left, want 0", total)
 	}
 }
+
+// TestFastPathMatchesScan compares the fast path of step 9 with the full scan on many
+// random small events: same project for the same seed, every time.
+func TestFastPathMatchesScan(t *testing.T) {
+	rnd := NewRand(5)
+	fast, scans := 0, 0
+	for round := 0; round < 400; round++ {
+		nP := 5 + rnd.Intn(40)
+		tables := make([]int, nP)
+		loc := 0
+		for i := range tables {
+			loc += 1 + rnd.Intn(3) // gaps between tables
+			tables[i] = loc
+		}
+		s, ps := tiny(t, tables...)
+		s.Options.MinViews = rnd.Intn(4)
+		s.Options.JudgingTimer = []int{0, 60, 300}[rnd.Intn(3)]
+		now := int64(1_000_000)
+		for _, p := range ps {
+			p.Seen = rnd.Intn(4)
+			p.Active = rnd.Intn(10) > 0
+		}
+		var judges []*Judge
+		for i := 0; i < 1+rnd.Intn(8); i++ {
+			judges = append(judges, addTestJudge(s, i+1, ""))
+		}
+		for _, j := range judges {
+			for k := 0; k < rnd.Intn(6); k++ {
+				p := ps[rnd.Intn(nP)]
+				if j.seenIndex(p.ID) < 0 {
+					j.SeenProjects = append(j.SeenProjects, SeenProject{ProjectID: p.ID, Location: p.Location})
+				}
+			}
+			if rnd.Intn(3) == 0 {
+				j.Skipped[ps[rnd.Intn(nP)].ID] = rnd.Intn(2) == 0
+			}
+		}
+		for _, j := range judges[1:] {
+			if rnd.Intn(2) == 0 {
+				hold(j, ps[rnd.Intn(nP)], now-int64(rnd.Intn(800_000)))
+			}
+		}
+		j := judges[0]
+		j.Current = ZeroID
+		j.LastLocation = rnd.Intn(loc + 2)
+		edited(s)
+		seed := rnd.Uint64()
+		x := s.jd()
+		if round%2 == 1 { // exercise the walk and its give-up on small events
+			x.bigLevel, x.maxWalk = 2, 1+rnd.Intn(12)
+		}
+		x.noFast = true
+		want := s.pickNext(j, ctxAt(s, now, seed))
+		x.noFast = false
+		x.fastHits = 0
+		got := s.pickNext(j, ctxAt(s, now, seed))
+		if got != want {
+			t.Fatalf("round %d: fast path %v, scan %v", round, got, want)
+		}
+		if x.fastHits > 0 {
+			fast++
+			x.fastHits = 0
+		} else {
+			scans++
+		}
+	}
+	if fast == 0 {
+		t.Fatal("fast path never taken")
+	}
+	t.Logf("fast path decided %d rounds, scan %d", fast, scans)
+}

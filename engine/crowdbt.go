@@ -33,6 +33,7 @@ func (s *State) crowdBT() map[ID]btValue {
 	idx := map[ID]int{}
 	var mu, sig []float64
 	var votes []int
+	var rk, un []int
 	at := func(id ID) int {
 		i, ok := idx[id]
 		if !ok {
@@ -54,18 +55,24 @@ func (s *State) crowdBT() map[ID]btValue {
 			continue
 		}
 		alpha, beta := crowdAlphaPrior, crowdBetaPrior
+		rk, un = rk[:0], un[:0]
+		for _, id := range ranked {
+			rk = append(rk, at(id))
+		}
+		for _, id := range unranked {
+			un = append(un, at(id))
+		}
 		outcome := func(w, l int) {
 			alpha, beta, mu[w], sig[w], mu[l], sig[l] = crowdUpdate(alpha, beta, mu[w], sig[w], mu[l], sig[l])
 			votes[w]++
 			votes[l]++
 		}
-		for i, wid := range ranked {
-			w := at(wid)
-			for _, lid := range ranked[i+1:] {
-				outcome(w, at(lid))
+		for i, w := range rk {
+			for _, l := range rk[i+1:] {
+				outcome(w, l)
 			}
-			for _, lid := range unranked {
-				outcome(w, at(lid))
+			for _, l := range un {
+				outcome(w, l)
 			}
 		}
 	}
@@ -84,7 +91,8 @@ func crowdUpdate(alpha, beta, muW, sigW, muL, sigL float64) (float64, float64, f
 	eW, eL := math.Exp(muW), math.Exp(muL)
 
 	// Judge: expected reliability after the outcome, matched to a Beta by moments.
-	c1 := eW/(eW+eL) + 0.5*(sigW+sigL)*(eW*eL*(eL-eW))/math.Pow(eW+eL, 3)
+	sum := eW + eL
+	c1 := eW/sum + 0.5*(sigW+sigL)*(eW*eL*(eL-eW))/(sum*sum*sum)
 	c2 := 1 - c1
 	c := (c1*alpha + c2*beta) / (alpha + beta)
 	ex := (c1*(alpha+1)*alpha + c2*alpha*beta) / (c * (alpha + beta + 1) * (alpha + beta))
@@ -94,10 +102,11 @@ func crowdUpdate(alpha, beta, muW, sigW, muL, sigL float64) (float64, float64, f
 	newBeta := (ex - ex2) * (1 - ex) / variance
 
 	// Projects: means move by the judge-weighted surprise, variances shrink.
-	m := alpha*eW/(alpha*eW+beta*eL) - eW/(eW+eL)
+	wsum := alpha*eW + beta*eL
+	m := alpha*eW/wsum - eW/sum
 	newMuW := muW + sigW*m
 	newMuL := muL - sigL*m
-	v := alpha*eW*beta*eL/math.Pow(alpha*eW+beta*eL, 2) - eW*eL/math.Pow(eW+eL, 2)
+	v := alpha*eW*beta*eL/(wsum*wsum) - eW*eL/(sum*sum)
 	newSigW := sigW * math.Max(1+sigW*v, crowdKappa)
 	newSigL := sigL * math.Max(1+sigL*v, crowdKappa)
 

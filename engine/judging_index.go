@@ -17,22 +17,32 @@ func init() {
 type judgingData struct {
 	// Assignment index, valid while syncedAt == State.Applied (commands of the judging
 	// flow keep it up to date; any other command makes it rebuild on the next use).
-	valid     bool
-	syncedAt  uint64
-	slots     []slot     // active and hidden projects in table order
-	proj      []*Project // per slot
-	nums      []int32    // per slot: stable project number
-	holders   [][]holder // per slot: judges whose current project this is
-	slotOf    map[ID]int32
-	slotByNum []int32 // stable project number -> slot (-1 = none)
-	epoch     uint32
-	mark      []uint32 // per slot: == epoch when excluded for the current judge
-	sumMark   []uint32 // per slot: == epoch when sum holds a value
-	sum       []int32  // per slot: pair-comparison sum for the current judge
-	cands     []int32
-	free      []int32
-	ties      []int32
-	ties2     []int32
+	valid    bool
+	syncedAt uint64
+	slots    []slot     // active and hidden projects in table order
+	proj     []*Project // per slot
+	nums     []int32    // per slot: stable project number
+	holders  [][]holder // per slot: judges whose current project this is
+	slotOf   map[ID]int32
+	// levelCount counts the active projects by views (seen); prioCount the active
+	// prioritized ones. They let the assignment find the least-viewed level at once.
+	levelCount []int32
+	levels     [][]int32 // per views level: the active slots at that level
+	inLevel    []int32   // per slot: its position in its level's list
+	prioCount  int
+	noFast     bool    // tests: always use the full scan
+	bigLevel   int     // fast path: levels bigger than this are walked (see assign.go)
+	maxWalk    int     // fast path: longest walk
+	fastHits   uint64  // assignments decided by the fast path (diagnostics)
+	slotByNum  []int32 // stable project number -> slot (-1 = none)
+	epoch      uint32
+	mark       []uint32 // per slot: == epoch when excluded for the current judge
+	sumMark    []uint32 // per slot: == epoch when sum holds a value
+	sum        []int32  // per slot: pair-comparison sum for the current judge
+	cands      []int32
+	free       []int32
+	ties       []int32
+	ties2      []int32
 
 	// Pair-comparison counts: for each stable project number, the projects seen by the
 	// same judges and how many judges saw both. counted holds, per judge, the project
@@ -79,6 +89,8 @@ func newJudgingData() *judgingData {
 		numOf:      map[ID]int32{},
 		counted:    map[ID][]int32{},
 		pairsDirty: true,
+		bigLevel:   defaultBigLevel,
+		maxWalk:    defaultMaxWalk,
 	}
 	x.scores.init()
 	return x
@@ -107,6 +119,10 @@ func (x *judgingData) sync(s *State) {
 	}
 	ps := s.ProjectsByLocation()
 	x.slots = make([]slot, len(ps))
+	x.levelCount = x.levelCount[:0]
+	x.levels = x.levels[:0]
+	x.inLevel = make([]int32, len(ps))
+	x.prioCount = 0
 	x.proj = ps
 	x.nums = make([]int32, len(ps))
 	x.holders = make([][]holder, len(ps))
@@ -160,14 +176,45 @@ func (x *judgingData) newEpoch() uint32 {
 // setSlot copies a project's fields into slot k.
 func (x *judgingData) setSlot(k int32, p *Project) {
 	sl := &x.slots[k]
+	if sl.has(slotActive) {
+		if sl.seen >= 0 {
+			x.levelCount[sl.seen]--
+			x.leaveLevel(k, sl.seen)
+		}
+		if sl.has(slotPrio) {
+			x.prioCount--
+		}
+	}
 	sl.seen, sl.loc, sl.group = int32(p.Seen), int32(p.Location), int32(p.Group)
 	sl.flags &= slotHeld
-	if p.Active {
-		sl.flags |= slotActive
-	}
 	if p.Prioritized {
 		sl.flags |= slotPrio
 	}
+	if p.Active {
+		sl.flags |= slotActive
+		if sl.seen >= 0 {
+			for int(sl.seen) >= len(x.levelCount) {
+				x.levelCount = append(x.levelCount, 0)
+				x.levels = append(x.levels, nil)
+			}
+			x.levelCount[sl.seen]++
+			x.inLevel[k] = int32(len(x.levels[sl.seen]))
+			x.levels[sl.seen] = append(x.levels[sl.seen], k)
+		}
+		if p.Prioritized {
+			x.prioCount++
+		}
+	}
+}
+
+// leaveLevel removes slot k from the member list of level v.
+func (x *judgingData) leaveLevel(k, v int32) {
+	list := x.levels[v]
+	i := x.inLevel[k]
+	last := list[len(list)-1]
+	list[i] = last
+	x.inLevel[last] = i
+	x.levels[v] = list[:len(list)-1]
 }
 
 // refresh copies a project's fields into its slot after a judging command changed it.

@@ -27,6 +27,15 @@ func checkIndex(t *testing.T, s *State, pairs bool) {
 		sort.Strings(ids)
 		return "" + joinStrings(ids)
 	}
+	trim := func(l []int32) []int32 {
+		for len(l) > 0 && l[len(l)-1] == 0 {
+			l = l[:len(l)-1]
+		}
+		return l
+	}
+	if !equalNums(trim(x.levelCount), trim(fresh.levelCount)) || x.prioCount != fresh.prioCount {
+		t.Fatalf("level counts %v prio %d, want %v prio %d", x.levelCount, x.prioCount, fresh.levelCount, fresh.prioCount)
+	}
 	for k := range x.slots {
 		a, b := x.slots[k], fresh.slots[k]
 		if a != b || x.proj[k] != fresh.proj[k] {
@@ -222,7 +231,7 @@ func simulate(t *testing.T, finishPct int, seed uint64) {
 			t.Fatalf("%s has %d views", p.Name, p.Seen)
 		}
 	}
-	t.Logf("ticks done; %d commands; global max-min views > 1 at %d tick ends", len(r.envs), spreadViolations)
+	t.Logf("%d commands; global max-min views > 1 at %d tick ends; fast path decided %d assignments", len(r.envs), spreadViolations, s.jd().fastHits)
 
 	// (3) Every finished project appears exactly once in its judge's list, in order.
 	for _, jid := range js {
