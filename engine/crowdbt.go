@@ -25,11 +25,73 @@ type btValue struct {
 	votes       int
 }
 
-// crowdBT computes every project's Crowd-BT values from the rankings of the active
-// general judges, applying outcomes in a fixed order: judges by creation, then for each
-// ranked project (best first) its wins over the projects ranked below it, then over the
-// judge's unranked seen projects.
-func (s *State) crowdBT() map[ID]btValue {
+// CrowdInput is a copy of what Crowd-BT needs: the active general judges' rankings
+// and unranked seen projects, judges in creation order. Taking it is cheap, so that the
+// expensive computation can run without holding the engine's lock (see CrowdBTInput).
+type CrowdInput struct {
+	version uint64
+	judges  []crowdJudge
+}
+
+type crowdJudge struct{ ranked, unranked []ID }
+
+// CrowdResult is computed Crowd-BT values, to hand back with StoreCrowdBT.
+type CrowdResult struct {
+	version uint64
+	values  map[ID]btValue
+}
+
+// CrowdBTInput returns a copy of Crowd-BT's inputs when the cached values are stale,
+// or nil when they are current. Call it under the read lock, run Compute outside it,
+// and hand the result to StoreCrowdBT.
+func (s *State) CrowdBTInput() *CrowdInput {
+	c := &s.jd().scores
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.checkOptions(s)
+	if !c.btDirty {
+		return nil
+	}
+	return s.crowdInputLocked(c)
+}
+
+// StoreCrowdBT caches values computed from CrowdBTInput, unless the inputs changed in
+// the meantime (then the next read computes them again).
+func (s *State) StoreCrowdBT(r *CrowdResult) {
+	if r == nil {
+		return
+	}
+	c := &s.jd().scores
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.checkOptions(s)
+	if c.btDirty && c.btVersion == r.version {
+		c.bt = r.values
+		c.btDirty = false
+	}
+}
+
+// crowdInputLocked copies the inputs (c.mu held).
+func (s *State) crowdInputLocked(c *scoreCache) *CrowdInput {
+	in := &CrowdInput{version: c.btVersion}
+	for _, jid := range s.JudgeOrder {
+		j, ok := s.Judges[jid]
+		if !ok || !j.Active || !s.IsGeneral(j) || len(j.Rankings) == 0 {
+			continue
+		}
+		ranked, unranked := s.judgedLists(j)
+		if len(ranked) == 0 {
+			continue
+		}
+		in.judges = append(in.judges, crowdJudge{ranked: ranked, unranked: unranked})
+	}
+	return in
+}
+
+// Compute runs Crowd-BT over the inputs, applying outcomes in a fixed order: judges by
+// creation, then for each ranked project (best first) its wins over the projects ranked
+// below it, then over the judge's unranked seen projects.
+func (in *CrowdInput) Compute() *CrowdResult {
 	idx := map[ID]int{}
 	var mu, sig []float64
 	var votes []int
@@ -45,21 +107,13 @@ func (s *State) crowdBT() map[ID]btValue {
 		}
 		return i
 	}
-	for _, jid := range s.JudgeOrder {
-		j, ok := s.Judges[jid]
-		if !ok || !j.Active || !s.IsGeneral(j) {
-			continue
-		}
-		ranked, unranked := s.judgedLists(j)
-		if len(ranked) == 0 {
-			continue
-		}
+	for _, cj := range in.judges {
 		alpha, beta := crowdAlphaPrior, crowdBetaPrior
 		rk, un = rk[:0], un[:0]
-		for _, id := range ranked {
+		for _, id := range cj.ranked {
 			rk = append(rk, at(id))
 		}
-		for _, id := range unranked {
+		for _, id := range cj.unranked {
 			un = append(un, at(id))
 		}
 		outcome := func(w, l int) {
@@ -76,9 +130,9 @@ func (s *State) crowdBT() map[ID]btValue {
 			}
 		}
 	}
-	out := make(map[ID]btValue, len(idx))
+	out := &CrowdResult{version: in.version, values: make(map[ID]btValue, len(idx))}
 	for id, i := range idx {
-		out[id] = btValue{mu: mu[i], sigmaSq: sig[i], votes: votes[i]}
+		out.values[id] = btValue{mu: mu[i], sigmaSq: sig[i], votes: votes[i]}
 	}
 	return out
 }

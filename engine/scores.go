@@ -27,6 +27,7 @@ type scoreCache struct {
 	stars      map[ID]int
 	trackStars map[ID]map[string]int
 	btDirty    bool
+	btVersion  uint64 // counts changes to Crowd-BT's inputs
 	bt         map[ID]btValue
 }
 
@@ -50,6 +51,7 @@ func (c *scoreCache) judgeChanged(id ID, bt bool) {
 	c.dirty[id] = struct{}{}
 	if bt {
 		c.btDirty = true
+		c.btVersion++
 	}
 	c.mu.Unlock()
 }
@@ -59,20 +61,35 @@ func (c *scoreCache) invalidate() {
 	c.mu.Lock()
 	c.all = true
 	c.btDirty = true
+	c.btVersion++
 	c.mu.Unlock()
 }
 
 // ScoreOf returns the computed results of a project.
 func (s *State) ScoreOf(id ID) Score {
+	return s.scoreOf(id, true)
+}
+
+// CopelandOf returns a project's Copeland score, stars and track stars, without the
+// Crowd-BT values (Votes, Mu, SigmaSq are the priors): lists that show no Crowd-BT
+// values need not wait for its recomputation.
+func (s *State) CopelandOf(id ID) Score {
+	return s.scoreOf(id, false)
+}
+
+func (s *State) scoreOf(id ID, bt bool) Score {
 	c := &s.jd().scores
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s.refreshScores(c)
+	s.refreshScores(c, bt)
 	out := Score{Score: c.score[id], Stars: c.stars[id], TrackStars: map[string]int{}, Mu: crowdMuPrior, SigmaSq: crowdSigmaSqPrior}
 	for t, n := range c.trackStars[id] {
 		if n != 0 {
 			out.TrackStars[t] = n
 		}
+	}
+	if !bt {
+		return out
 	}
 	if v, ok := c.bt[id]; ok {
 		out.Votes, out.Mu, out.SigmaSq = v.votes, v.mu, v.sigmaSq
@@ -80,12 +97,9 @@ func (s *State) ScoreOf(id ID) Score {
 	return out
 }
 
-// refreshScores brings the cache up to date (c.mu held).
-func (s *State) refreshScores(c *scoreCache) {
-	if c.tracksOn != s.Options.JudgeTracks {
-		c.tracksOn = s.Options.JudgeTracks
-		c.all, c.btDirty = true, true
-	}
+// refreshScores brings the cache up to date, Crowd-BT only when bt (c.mu held).
+func (s *State) refreshScores(c *scoreCache, bt bool) {
+	c.checkOptions(s)
 	if c.all {
 		c.contrib = make(map[ID]judgeContrib, len(s.Judges))
 		c.score = map[ID]int{}
@@ -112,9 +126,19 @@ func (s *State) refreshScores(c *scoreCache) {
 		}
 		c.dirty = map[ID]struct{}{}
 	}
-	if c.btDirty {
-		c.bt = s.crowdBT()
+	if bt && c.btDirty {
+		c.bt = s.crowdInputLocked(c).Compute().values
 		c.btDirty = false
+	}
+}
+
+// checkOptions marks everything stale when judge_tracks changed since the last
+// computation (c.mu held).
+func (c *scoreCache) checkOptions(s *State) {
+	if c.tracksOn != s.Options.JudgeTracks {
+		c.tracksOn = s.Options.JudgeTracks
+		c.all, c.btDirty = true, true
+		c.btVersion++
 	}
 }
 
@@ -138,28 +162,35 @@ func (c *scoreCache) add(jc judgeContrib, sign int) {
 }
 
 // judgedLists returns a judge's valid ranking (existing projects it saw, best first) and
-// its unranked seen projects (existing, in the order seen).
+// its unranked seen projects (existing, in the order seen). Lists are short, so plain
+// scans beat maps here.
 func (s *State) judgedLists(j *Judge) (ranked, unranked []ID) {
-	seen := make(map[ID]bool, len(j.SeenProjects))
+	seen := make([]ID, 0, len(j.SeenProjects))
 	for _, sp := range j.SeenProjects {
-		if _, ok := s.Projects[sp.ProjectID]; ok {
-			seen[sp.ProjectID] = true
+		if _, ok := s.Projects[sp.ProjectID]; ok && !hasID(seen, sp.ProjectID) {
+			seen = append(seen, sp.ProjectID)
 		}
 	}
-	inRank := make(map[ID]bool, len(j.Rankings))
 	for _, id := range j.Rankings {
-		if seen[id] && !inRank[id] {
-			inRank[id] = true
+		if hasID(seen, id) && !hasID(ranked, id) {
 			ranked = append(ranked, id)
 		}
 	}
-	for _, sp := range j.SeenProjects {
-		if seen[sp.ProjectID] && !inRank[sp.ProjectID] {
-			unranked = append(unranked, sp.ProjectID)
-			inRank[sp.ProjectID] = true // a project seen twice counts once
+	for _, id := range seen {
+		if !hasID(ranked, id) {
+			unranked = append(unranked, id)
 		}
 	}
 	return ranked, unranked
+}
+
+func hasID(list []ID, id ID) bool {
+	for i := range list {
+		if list[i] == id {
+			return true
+		}
+	}
+	return false
 }
 
 // contribOf computes one judge's Copeland counts and stars (SPEC §6). Hidden judges add

@@ -213,3 +213,40 @@ func TestCrowdBTOrderAndVotes(t *testing.T) {
 		}
 	}
 }
+
+func TestCrowdBTComputedOutsideTheLock(t *testing.T) {
+	s, ps := tiny(t, 1, 2, 3)
+	j := addTestJudge(s, 1, "")
+	judged(s, j, []*Project{ps[0], ps[1], ps[2]}, []*Project{ps[0], ps[1]})
+	edited(s)
+	in := s.CrowdBTInput()
+	if in == nil {
+		t.Fatal("stale values but no input")
+	}
+	res := in.Compute()
+	// A ranking changes before the result comes back: the result must be dropped.
+	j.Rankings = []ID{ps[2].ID}
+	s.jd().scores.judgeChanged(j.ID, true)
+	s.StoreCrowdBT(res)
+	if got := s.ScoreOf(ps[2].ID); got.Votes != 2 || got.Mu <= 0 {
+		t.Fatalf("stale result used: %+v", got)
+	}
+	if s.CrowdBTInput() != nil {
+		t.Fatal("fresh values reported stale")
+	}
+	// A result for the current inputs is used as is.
+	j.Rankings = []ID{ps[1].ID}
+	s.jd().scores.judgeChanged(j.ID, true)
+	res = s.CrowdBTInput().Compute()
+	s.StoreCrowdBT(res)
+	if s.CrowdBTInput() != nil {
+		t.Fatal("stored result not used")
+	}
+	if got := s.ScoreOf(ps[1].ID); got.Votes != 2 || got.Mu <= 0 {
+		t.Fatalf("stored result: %+v", got)
+	}
+	// The admin list does not need Crowd-BT.
+	if got := s.CopelandOf(ps[1].ID); got.Score != 2 || got.Votes != 0 {
+		t.Fatalf("copeland %+v", got)
+	}
+}

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"sync"
+
 	"github.com/gofiber/fiber/v2"
 
 	"podium/engine"
@@ -195,11 +197,30 @@ func (s *Server) projectCount(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"count": n})
 }
 
+// crowdMu lets one request at a time recompute Crowd-BT; the others wait for its result.
+var crowdMu sync.Mutex
+
+// freshCrowdBT recomputes stale Crowd-BT values outside the engine's lock: it copies the
+// inputs under the read lock, computes without it, and stores the result (dropped if a
+// ranking changed meanwhile; the view then computes under the lock).
+func (s *Server) freshCrowdBT() {
+	crowdMu.Lock()
+	defer crowdMu.Unlock()
+	var in *engine.CrowdInput
+	s.node.Read(func(st *engine.State) { in = st.CrowdBTInput() })
+	if in == nil {
+		return
+	}
+	res := in.Compute()
+	s.node.Read(func(st *engine.State) { st.StoreCrowdBT(res) })
+}
+
 func (s *Server) projectForJudge(c *fiber.Ctx) error {
 	pid, err := paramID(c, "id")
 	if err != nil {
 		return err
 	}
+	s.freshCrowdBT()
 	var v engine.ProjectJudgeView
 	found := false
 	s.node.Read(func(st *engine.State) {
