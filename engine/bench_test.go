@@ -50,12 +50,25 @@ func benchState(b *testing.B, nProjects, nJudges, perJudge int) (*State, []*Judg
 
 // benchAssign measures one assignment (steps 3-10) for judges in turn; each assignment
 // is undone afterwards so that every iteration sees the same event.
-func benchAssign(b *testing.B, nProjects, nJudges, perJudge int) {
+func benchAssign(b *testing.B, nProjects, nJudges, perJudge int, busy bool) {
 	s, js := benchState(b, nProjects, nJudges, perJudge)
 	x := s.jd()
 	c := ctxAt(s, 1_700_000_500_000, 1)
 	x.sync(s)
 	x.reconcilePairs(s)
+	x.noFast = noFastPath
+	if busy { // every other judge is looking at a project
+		var rest []*Judge
+		for i, j := range js {
+			if i%2 == 0 {
+				s.nextFor(j, c)
+			} else {
+				rest = append(rest, j)
+			}
+		}
+		js = rest
+		s.Log = s.Log[:0]
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -72,9 +85,24 @@ func benchAssign(b *testing.B, nProjects, nJudges, perJudge int) {
 	}
 }
 
-func BenchmarkAssign1kProjects300Judges(b *testing.B) { benchAssign(b, 1000, 300, 3) }
+func BenchmarkAssign1kProjects300Judges(b *testing.B) { benchAssign(b, 1000, 300, 3, false) }
 
-func BenchmarkAssign10kProjects5kJudges20Seen(b *testing.B) { benchAssign(b, 10000, 5000, 20) }
+func BenchmarkAssign10kProjects5kJudges20Seen(b *testing.B) { benchAssign(b, 10000, 5000, 20, false) }
+
+// BenchmarkAssign10kProjects5kJudges20SeenHalfBusy: as above while 2,500 judges hold a
+// project each (busy projects are skipped).
+func BenchmarkAssign10kProjects5kJudges20SeenHalfBusy(b *testing.B) {
+	benchAssign(b, 10000, 5000, 20, true)
+}
+
+// BenchmarkAssignScan10k: the full scan alone (fast path off), for comparison.
+func BenchmarkAssignScan10kProjects5kJudges20Seen(b *testing.B) {
+	noFastPath = true
+	defer func() { noFastPath = false }()
+	benchAssign(b, 10000, 5000, 20, false)
+}
+
+var noFastPath bool
 
 // BenchmarkScoresFull measures a full recomputation of every score (Copeland, stars and
 // Crowd-BT) at 10,000 projects and 5,000 judges with 20 views each (10 ranked).
