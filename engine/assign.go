@@ -224,7 +224,7 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 			if int(grp) != j.Group {
 				j.Group, j.GroupSeen = int(grp), 0
 				c.logf("moved to group %d (no projects left in its group)", grp)
-				c.emit(judgeEvent(j, "group-switch"))
+				c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: s.judgeEvent(j, "group switched")})
 				c.changed("judge", j.ID)
 			}
 		}
@@ -465,14 +465,4 @@ func (s *State) assignTo(j *Judge, p *Project, c *Ctx) {
 	c.logf("assigned project %s (table %d)", p.Name, p.Location)
 	c.changed("judge", j.ID)
 	c.changed("project", p.ID)
-}
-
-// judgeEvent is the "judge" websocket event telling j its assignment or group changed.
-func judgeEvent(j *Judge, reason string) Event {
-	ev := JudgeEvent{Group: j.Group, Reason: reason}
-	if !j.Current.IsZero() {
-		cur := j.Current
-		ev.Current = &cur
-	}
-	return Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: ev}
 }

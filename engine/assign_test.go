@@ -306,7 +306,7 @@ func TestAssignGroupSwitchWhenGroupEmpty(t *testing.T) {
 	if j.Group != 1 || j.GroupSeen != 0 {
 		t.Fatalf("judge not moved: group %d group_seen %d", j.Group, j.GroupSeen)
 	}
-	if !hasJudgeEvent(c.events, j.ID, "group-switch") {
+	if !hasJudgeEvent(c.events, j.ID, "group switched") {
 		t.Fatalf("no judge event: %+v", c.events)
 	}
 }

@@ -183,16 +183,9 @@ func (s *State) maybeHideAbsent(p *Project, c *Ctx) {
 	c.emit(Event{Type: EvExpo, To: ToEveryone, Data: ExpoEvent{Action: "remove", Project: p.Public()}})
 	c.changed("project", p.ID)
 	// Judges still on the hidden project are released and told.
-	for _, id := range s.JudgeOrder {
-		o, ok := s.Judges[id]
-		if !ok || o.Current != p.ID {
-			continue
-		}
-		o.Current = ZeroID
-		o.CurrentSince = 0
-		x.release(p.ID, o.ID)
-		c.emit(judgeEvent(o, "project-hidden"))
-		c.changed("judge", o.ID)
+	for _, id := range s.releaseJudgesOn(c, map[ID]bool{p.ID: true}, "project hidden") {
+		x.release(p.ID, id)
+		c.changed("judge", id)
 	}
 }
 
@@ -266,7 +259,7 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 			j.Group = (((j.Group + 1) % o.NumGroups) + o.NumGroups) % o.NumGroups
 			j.GroupSeen = 0
 			c.logf("switched to group %d", j.Group)
-			c.emit(judgeEvent(j, "group-switch"))
+			c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: s.judgeEvent(j, "group switched")})
 		}
 	}
 	c.changed("judge", j.ID)

@@ -339,7 +339,7 @@ func TestHidingReleasesOtherJudgesAndTellsThem(t *testing.T) {
 	if !js[3].Current.IsZero() {
 		t.Fatal("other judge not released")
 	}
-	if !hasJudgeEvent(evs, js[3].ID, "project-hidden") {
+	if !hasJudgeEvent(evs, js[3].ID, "project hidden") {
 		t.Fatalf("released judge not told: %+v", evs)
 	}
 	flags := 0
