@@ -246,3 +246,111 @@ func TestJudgingSurvivesRestart(t *testing.T) {
 	}
 	ts2.must(200, "POST", "/api/judge/skip", `{"reason":"absent"}`, asJudge(tok), nil)
 }
+
+func TestJudgingWithAdminActions(t *testing.T) {
+	ts := startServer(t)
+	ts.must(200, "POST", "/api/admin/options", map[string]any{"tracks": []string{"AI"}, "judge_tracks": true}, asAdmin, nil)
+	a := ts.addProject("Alpha", "AI")
+	b := ts.addProject("Beta", "")
+	c := ts.addProject("Gamma", "AI")
+	j1, code1 := ts.addJudge("One", "one@example.com", "")
+	j2, code2 := ts.addJudge("Two", "two@example.com", "")
+	_, code3 := ts.addJudge("Tracy", "tracy@example.com", "AI")
+	t1, t2, t3 := ts.login(code1), ts.login(code2), ts.login(code3)
+	var cnt struct{ Count int }
+	ts.must(200, "GET", "/api/project/count", nil, asJudge(t3), &cnt)
+	if cnt.Count != 2 {
+		t.Fatalf("track judge count %d, want 2 (AI projects)", cnt.Count)
+	}
+	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
+
+	// Both general judges judge all three projects and rank them.
+	for _, tok := range []string{t1, t2} {
+		for i := 0; i < 3; i++ {
+			nextOf(t, ts, tok)
+			ts.must(200, "POST", "/api/judge/finish", `{"starred":true}`, asJudge(tok), nil)
+		}
+	}
+	ts.must(200, "POST", "/api/judge/rank", map[string]any{"ranking": []string{a, b, c}}, asJudge(t1), nil)
+	ts.must(200, "POST", "/api/judge/rank", map[string]any{"ranking": []string{c}}, asJudge(t2), nil)
+	// The track judge judges an AI project and stars it.
+	tp := nextOf(t, ts, t3)["project_id"].(string)
+	ts.must(200, "POST", "/api/judge/finish", `{"starred":true}`, asJudge(t3), nil)
+	scores := func() map[string]engine.ProjectAdminView {
+		var list []engine.ProjectAdminView
+		ts.must(200, "GET", "/api/project/list", nil, asAdmin, &list)
+		out := map[string]engine.ProjectAdminView{}
+		for _, p := range list {
+			out[p.ID.String()] = p
+		}
+		return out
+	}
+	// j1: rc = 3, uc = 0: a 2, b 0, c -2.  j2: rc = 1, uc = 2: c 2, a -1, b -1.
+	// Totals: a 1, b -1, c 0; every project starred by both general judges.
+	sc := scores()
+	if sc[a].Score != 1 || sc[b].Score != -1 || sc[c].Score != 0 || sc[a].Stars != 2 {
+		t.Fatalf("scores %+v", sc)
+	}
+	if sc[tp].TrackStars["AI"] != 1 {
+		t.Fatalf("track stars %+v", sc[tp].TrackStars)
+	}
+	// Hiding j2 leaves only j1's counts: a 2, b 0, c -2, one star each.
+	ts.must(200, "PUT", "/api/judge/hide/"+j2, nil, asAdmin, nil)
+	sc = scores()
+	if sc[a].Score != 2 || sc[b].Score != 0 || sc[c].Score != -2 || sc[a].Stars != 1 {
+		t.Fatalf("scores with j2 hidden %+v", sc)
+	}
+	b2 := ts.must(200, "POST", "/api/judge/next", nil, asJudge(t2), nil)
+	if string(b2) != `{"reason":"inactive"}` {
+		t.Fatalf("hidden judge next: %s", b2)
+	}
+	// Deleting j1 leaves nobody: all 0; unhiding j2 brings its counts back.
+	ts.must(200, "DELETE", "/api/judge/"+j1, nil, asAdmin, nil)
+	ts.must(200, "PUT", "/api/judge/hide/"+j2, `{"hide":false}`, asAdmin, nil)
+	sc = scores()
+	if sc[a].Score != -1 || sc[b].Score != -1 || sc[c].Score != 2 || sc[c].Stars != 1 {
+		t.Fatalf("scores after delete and unhide %+v", sc)
+	}
+
+	// Deliberation: next says so; finish, rank and star are 409; notes still work.
+	ts.must(200, "POST", "/api/admin/deliberation", `{"start":true}`, asAdmin, nil)
+	if b := ts.must(200, "POST", "/api/judge/next", nil, asJudge(t2), nil); string(b) != `{"reason":"deliberation"}` {
+		t.Fatalf("next in deliberation: %s", b)
+	}
+	ts.must(409, "POST", "/api/judge/rank", map[string]any{"ranking": []string{a}}, asJudge(t2), nil)
+	ts.must(409, "PUT", "/api/judge/star/"+a, `{"starred":false}`, asJudge(t2), nil)
+	ts.must(200, "PUT", "/api/judge/notes/"+a, `{"notes":"still allowed"}`, asJudge(t2), nil)
+	ts.must(200, "POST", "/api/admin/deliberation", `{"start":false}`, asAdmin, nil)
+	_ = j1
+}
+
+func TestJudgingAbsentFlagsHideProject(t *testing.T) {
+	ts := startServer(t)
+	p := ts.addProject("Ghost", "")
+	var toks []string
+	for i := 0; i < 3; i++ {
+		_, code := ts.addJudge("J"+string(rune('A'+i)), "j"+string(rune('a'+i))+"@example.com", "")
+		toks = append(toks, ts.login(code))
+	}
+	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
+	for _, tok := range toks {
+		if got := nextOf(t, ts, tok)["project_id"]; got != p {
+			t.Fatalf("next %v", got)
+		}
+		ts.must(200, "POST", "/api/judge/skip", `{"reason":"absent"}`, asJudge(tok), nil)
+	}
+	var flags []engine.Flag
+	ts.must(200, "GET", "/api/admin/flags", nil, asAdmin, &flags)
+	if len(flags) != 1 || flags[0].Reason != "hidden-absent" || flags[0].JudgeName != "system" || !flags[0].JudgeID.IsZero() {
+		t.Fatalf("flags %+v", flags)
+	}
+	var pub []engine.PublicProject
+	ts.must(200, "GET", "/api/project/list/public", nil, anon, &pub)
+	if len(pub) != 0 {
+		t.Fatalf("hidden project still public: %+v", pub)
+	}
+	_, code := ts.addJudge("Late", "late@example.com", "")
+	if b := ts.must(200, "POST", "/api/judge/next", nil, asJudge(ts.login(code)), nil); string(b) != `{"reason":"done"}` {
+		t.Fatalf("hidden project assigned: %s", b)
+	}
+}
