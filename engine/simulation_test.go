@@ -289,3 +289,105 @@ func simulate(t *testing.T, finishPct int, seed uint64) {
 		t.Fatal("engine restored from a snapshot assigns differently")
 	}
 }
+
+// TestJudgingAcrossAdminCommands interleaves the judging flow with the admin commands
+// that change what it depends on (delete, hide, move, prioritize), and checks after
+// each one that the derived data equals a fresh rebuild, that incremental scores equal
+// a full recomputation, and that replay gives the same state.
+func TestJudgingAcrossAdminCommands(t *testing.T) {
+	r := newRig(t)
+	ps := r.projects(30)
+	js := r.judges(8, "")
+	r.must(Admin, &ClockUnpause{})
+	s := r.e.s
+	beh := NewRand(11)
+	round := func() {
+		for _, j := range js {
+			if _, ok := s.Judges[j]; !ok {
+				continue
+			}
+			r.next(j)
+			if !s.Judges[j].Current.IsZero() {
+				r.must(JudgeActor(j), &JudgeFinish{Judge: j, Starred: beh.Intn(3) == 0})
+				jj := s.Judges[j]
+				var rk []ID
+				for i := len(jj.SeenProjects) - 1; i >= 0; i -= 2 {
+					rk = append(rk, jj.SeenProjects[i].ProjectID)
+				}
+				r.must(JudgeActor(j), &JudgeRank{Judge: j, Ranking: rk})
+			}
+			r.next(j)
+			checkIndex(t, s, true)
+		}
+	}
+	compareScores := func(when string) {
+		t.Helper()
+		full := newJudgingData()
+		for id := range s.Projects {
+			inc := s.ScoreOf(id)
+			save := s.jx
+			s.jx = full
+			want := s.ScoreOf(id)
+			s.jx = save
+			if inc.Score != want.Score || inc.Stars != want.Stars || inc.Votes != want.Votes || inc.Mu != want.Mu {
+				t.Fatalf("%s: project %s incremental %+v, full %+v", when, id, inc, want)
+			}
+		}
+		// Pair counts equal a rebuild from the seen lists.
+		x := s.jd()
+		x.reconcilePairs(s)
+		fresh := newJudgingData()
+		fresh.reconcilePairs(s)
+		for _, a := range ps {
+			for _, b := range ps {
+				if got, want := s.pairCountOf(a, b), pairCountIn(fresh, a, b); got != want {
+					t.Fatalf("%s: pair count %d, want %d", when, got, want)
+				}
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		round()
+	}
+	compareScores("after judging")
+	r.must(Admin, &DeleteProject{Project: s.Judges[js[0]].SeenProjects[0].ProjectID})
+	compareScores("project deleted")
+	round()
+	r.must(Admin, &HideJudges{Judges: []ID{js[1], js[2]}, Hide: true})
+	compareScores("judges hidden")
+	round()
+	r.must(Admin, &DeleteJudge{Judge: js[3]})
+	compareScores("judge deleted")
+	r.must(Admin, &HideProjects{Projects: []ID{ps[5], ps[6]}, Hide: true})
+	r.must(Admin, &MoveProject{Project: ps[7], Location: 99})
+	r.must(Admin, &PrioritizeProjects{Projects: []ID{ps[20]}, Prioritize: true})
+	round()
+	r.must(Admin, &HideJudges{Judges: []ID{js[1]}, Hide: false})
+	round()
+	compareScores("after more judging")
+	replay := New()
+	for _, env := range r.envs {
+		if _, _, err := replay.Apply(env); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _, _ := r.e.Snapshot()
+	b, _, _ := replay.Snapshot()
+	if !bytes.Equal(a, b) {
+		t.Fatal("replay differs")
+	}
+}
+
+func pairCountIn(x *judgingData, a, b ID) int {
+	na, ok1 := x.numOf[a]
+	nb, ok2 := x.numOf[b]
+	if !ok1 || !ok2 {
+		return 0
+	}
+	for _, pc := range x.nbrs[na] {
+		if pc.other == nb {
+			return int(pc.n)
+		}
+	}
+	return 0
+}
