@@ -137,3 +137,45 @@ func BenchmarkScoresOneJudgeCopeland10k(b *testing.B) {
 		s.ScoreOf(any)
 	}
 }
+
+// BenchmarkScoresFullCopelandOnly10k: the Copeland part of a full recomputation (what
+// the admin project list waits for after a hide, delete or reset).
+func BenchmarkScoresFullCopelandOnly10kProjects5kJudges(b *testing.B) {
+	s, _ := benchState(b, 10000, 5000, 20)
+	var any ID
+	for id := range s.Projects {
+		any = id
+		break
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.scoresChanged()
+		s.CopelandOf(any)
+	}
+}
+
+// BenchmarkCrowdBTCompute10k: Crowd-BT alone from copied inputs, as GET /api/project/:id
+// runs it outside the engine lock, and the copy it takes under the lock.
+func BenchmarkCrowdBTCompute10kProjects5kJudges(b *testing.B) {
+	s, _ := benchState(b, 10000, 5000, 20)
+	in := s.CrowdBTInput()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		in.Compute()
+	}
+}
+
+// BenchmarkCrowdBTInputCopy10k: what GET /api/project/:id holds the read lock for
+// after one judge re-ranked: that judge's Copeland update and the copy of the inputs.
+func BenchmarkCrowdBTInputCopy10kProjects5kJudges(b *testing.B) {
+	s, js := benchState(b, 10000, 5000, 20)
+	s.CrowdBTInput()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.jd().scores.judgeChanged(js[i%len(js)].ID, true)
+		s.CrowdBTInput()
+	}
+}

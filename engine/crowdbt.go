@@ -71,19 +71,19 @@ func (s *State) StoreCrowdBT(r *CrowdResult) {
 	}
 }
 
-// crowdInputLocked copies the inputs (c.mu held).
+// crowdInputLocked copies the inputs (c.mu held). The lists are the Copeland
+// contributions' own: each is built once and never changed afterwards (a judge's change
+// replaces its contribution), so they can be shared with a computation running outside
+// the lock.
 func (s *State) crowdInputLocked(c *scoreCache) *CrowdInput {
-	in := &CrowdInput{version: c.btVersion}
+	s.refreshScores(c, false)
+	in := &CrowdInput{version: c.btVersion, judges: make([]crowdJudge, 0, len(s.JudgeOrder))}
 	for _, jid := range s.JudgeOrder {
-		j, ok := s.Judges[jid]
-		if !ok || !j.Active || !s.IsGeneral(j) || len(j.Rankings) == 0 {
+		jc, ok := c.contrib[jid]
+		if !ok || jc.rc == 0 {
 			continue
 		}
-		ranked, unranked := s.judgedLists(j)
-		if len(ranked) == 0 {
-			continue
-		}
-		in.judges = append(in.judges, crowdJudge{ranked: ranked, unranked: unranked})
+		in.judges = append(in.judges, crowdJudge{ranked: jc.ids[:jc.rc:jc.rc], unranked: jc.ids[jc.rc:]})
 	}
 	return in
 }

@@ -33,7 +33,8 @@ type scoreCache struct {
 
 // judgeContrib is what one judge adds to the Copeland results.
 type judgeContrib struct {
-	ids     []ID  // projects given Copeland points (general judges)
+	ids     []ID  // projects given Copeland points (general judges): ranked, then unranked
+	rc      int   // how many of ids are ranked
 	points  []int // points of ids[i]
 	starred []ID
 	track   string // "" general: stars count in stars; else in track_stars[track]
@@ -203,6 +204,7 @@ func (s *State) contribOf(j *Judge) judgeContrib {
 	if jc.track == "" {
 		ranked, unranked := s.judgedLists(j)
 		rc, uc := len(ranked), len(unranked)
+		jc.rc = rc
 		for i, id := range ranked {
 			jc.ids = append(jc.ids, id)
 			jc.points = append(jc.points, rc+uc-1-2*i)

@@ -354,3 +354,41 @@ func TestJudgingAbsentFlagsHideProject(t *testing.T) {
 		t.Fatalf("hidden project assigned: %s", b)
 	}
 }
+
+// TestJudgingConcurrentRankAndRead ranks and reads Crowd-BT values at the same time
+// (run with -race): the values computed outside the engine lock must never race with
+// the rankings that change them.
+func TestJudgingConcurrentRankAndRead(t *testing.T) {
+	ts, tok, _, ps := judgingSetup(t, 4)
+	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
+	for range ps {
+		nextOf(t, ts, tok)
+		ts.must(200, "POST", "/api/judge/finish", nil, asJudge(tok), nil)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 30; i++ {
+			order := []string{ps[i%4], ps[(i+1)%4], ps[(i+2)%4]}
+			if code, body := ts.do("POST", "/api/judge/rank", map[string]any{"ranking": order}, asJudge(tok)); code != 200 {
+				t.Errorf("rank: %d %s", code, body)
+				return
+			}
+		}
+	}()
+	for i := 0; i < 60; i++ {
+		if code, body := ts.do("GET", "/api/project/"+ps[i%4], nil, asJudge(tok)); code != 200 {
+			t.Fatalf("read: %d %s", code, body)
+		}
+	}
+	<-done
+	// After the last ranking (ps[1] > ps[2] > ps[3], ps[0] unranked) every project was in
+	// 3 outcomes.
+	var pv struct{ Votes int }
+	for _, p := range ps {
+		ts.must(200, "GET", "/api/project/"+p, nil, asJudge(tok), &pv)
+		if pv.Votes != 3 {
+			t.Fatalf("votes %d, want 3", pv.Votes)
+		}
+	}
+}
