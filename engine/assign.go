@@ -279,28 +279,29 @@ const (
 // pair sum of 0, which is then certainly the best. It returns nil when no project is
 // free (step 5 then keeps busy ones: the caller scans).
 func (x *judgingData) pickByLevel(ep, sp uint32, minViews, last int32, now, window int64, r *Rand) *Project {
+	// While no assignment is older than the busy window, a held project is busy, so
+	// only the levels' free lists need looking at.
 	sumOf := func(k int32) int32 {
 		if sp != 0 && x.sumMark[k] == sp {
 			return x.sum[k]
 		}
 		return 0
 	}
-	for lvl, cnt := range x.levelCount {
-		if cnt == 0 {
+	stale := x.anyStale(now, window) // else every held project is busy
+	for lvl := range x.levelCount {
+		free, held := x.lvFree[lvl], x.lvHeld[lvl]
+		if len(free) == 0 && (!stale || len(held) == 0) {
 			continue
 		}
 		v := int32(lvl)
 		compare := v >= minViews
-		if int(cnt) > x.bigLevel && last >= 0 {
+		if len(free) > x.bigLevel && last >= 0 {
 			if p := x.walk(ep, sp, v, compare, last, now, window, r); p != nil {
 				return p
 			}
 		}
 		best := choice{ties: x.ties[:0]}
-		for _, k := range x.levels[lvl] {
-			if x.mark[k] == ep || x.slots[k].flags&slotHeld != 0 && x.busy(k, now, window) {
-				continue
-			}
+		offer := func(k int32) {
 			var sum, dist int32
 			if compare {
 				sum = sumOf(k)
@@ -312,6 +313,18 @@ func (x *judgingData) pickByLevel(ep, sp uint32, minViews, last int32, now, wind
 				}
 			}
 			best.offer(k, v, sum, dist)
+		}
+		for _, k := range free {
+			if x.mark[k] != ep {
+				offer(k)
+			}
+		}
+		if stale {
+			for _, k := range held {
+				if x.mark[k] != ep && !x.busy(k, now, window) {
+					offer(k)
+				}
+			}
 		}
 		x.ties = best.ties[:0]
 		if len(best.ties) > 0 {

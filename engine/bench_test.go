@@ -51,16 +51,23 @@ func benchState(b *testing.B, nProjects, nJudges, perJudge int) (*State, []*Judg
 // benchAssign measures one assignment (steps 3-10) for judges in turn; each assignment
 // is undone afterwards so that every iteration sees the same event.
 func benchAssign(b *testing.B, nProjects, nJudges, perJudge int, busy bool) {
+	benchAssignBusy(b, nProjects, nJudges, perJudge, map[bool]int{false: 0, true: 2}[busy])
+}
+
+// benchAssignBusy: when every > 0, all judges but every every-th one hold a project,
+// and the assignments measured are those of the others.
+func benchAssignBusy(b *testing.B, nProjects, nJudges, perJudge, every int) {
+	busy := every > 0
 	s, js := benchState(b, nProjects, nJudges, perJudge)
 	x := s.jd()
 	c := ctxAt(s, 1_700_000_500_000, 1)
 	x.sync(s)
 	x.reconcilePairs(s)
 	x.noFast = noFastPath
-	if busy { // every other judge is looking at a project
+	if busy {
 		var rest []*Judge
 		for i, j := range js {
-			if i%2 == 0 {
+			if i%every != 0 {
 				s.nextFor(j, c)
 			} else {
 				rest = append(rest, j)
@@ -93,6 +100,12 @@ func BenchmarkAssign10kProjects5kJudges20Seen(b *testing.B) { benchAssign(b, 100
 // project each (busy projects are skipped).
 func BenchmarkAssign10kProjects5kJudges20SeenHalfBusy(b *testing.B) {
 	benchAssign(b, 10000, 5000, 20, true)
+}
+
+// BenchmarkAssign10kProjects5kJudges20SeenAllBusy: the steady state of a busy expo: 4,950
+// judges are looking at a project, and the other 50 ask for their next.
+func BenchmarkAssign10kProjects5kJudges20SeenAllBusy(b *testing.B) {
+	benchAssignBusy(b, 10000, 5000, 20, 100)
 }
 
 // BenchmarkAssignScan10k: the full scan alone (fast path off), for comparison.

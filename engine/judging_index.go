@@ -1,5 +1,7 @@
 package engine
 
+import "sort"
+
 // Derived data of the judging flow: a dense view of the projects for the assignment
 // algorithm, who is looking at what, and the sparse pair-comparison counts. None of it is
 // in the snapshot; it is rebuilt from the state after a restore and whenever a command
@@ -27,8 +29,12 @@ type judgingData struct {
 	// levelCount counts the active projects by views (seen); prioCount the active
 	// prioritized ones. They let the assignment find the least-viewed level at once.
 	levelCount []int32
-	levels     [][]int32 // per views level: the active slots at that level
-	inLevel    []int32   // per slot: its position in its level's list
+	lvFree     [][]int32 // per views level: the active slots nobody holds
+	lvHeld     [][]int32 // per views level: the active slots someone holds
+	inLevel    []int32   // per slot: its position in its level list
+	holdQ      []holdRec // holds in time order (released ones dropped lazily)
+	holdHead   int
+	holdSorted bool
 	prioCount  int
 	noFast     bool    // tests: always use the full scan
 	bigLevel   int     // fast path: levels bigger than this are walked (see assign.go)
@@ -83,6 +89,13 @@ type holder struct {
 
 type pairCount struct{ other, n int32 }
 
+// holdRec is one assignment in the hold queue.
+type holdRec struct {
+	since int64
+	judge ID
+	slot  int32
+}
+
 func newJudgingData() *judgingData {
 	x := &judgingData{
 		slotOf:     map[ID]int32{},
@@ -120,8 +133,9 @@ func (x *judgingData) sync(s *State) {
 	ps := s.ProjectsByLocation()
 	x.slots = make([]slot, len(ps))
 	x.levelCount = x.levelCount[:0]
-	x.levels = x.levels[:0]
+	x.lvFree, x.lvHeld = x.lvFree[:0], x.lvHeld[:0]
 	x.inLevel = make([]int32, len(ps))
+	x.holdQ, x.holdHead, x.holdSorted = x.holdQ[:0], 0, true
 	x.prioCount = 0
 	x.proj = ps
 	x.nums = make([]int32, len(ps))
@@ -177,10 +191,7 @@ func (x *judgingData) newEpoch() uint32 {
 func (x *judgingData) setSlot(k int32, p *Project) {
 	sl := &x.slots[k]
 	if sl.has(slotActive) {
-		if sl.seen >= 0 {
-			x.levelCount[sl.seen]--
-			x.leaveLevel(k, sl.seen)
-		}
+		x.leaveLevel(k)
 		if sl.has(slotPrio) {
 			x.prioCount--
 		}
@@ -192,29 +203,70 @@ func (x *judgingData) setSlot(k int32, p *Project) {
 	}
 	if p.Active {
 		sl.flags |= slotActive
-		if sl.seen >= 0 {
-			for int(sl.seen) >= len(x.levelCount) {
-				x.levelCount = append(x.levelCount, 0)
-				x.levels = append(x.levels, nil)
-			}
-			x.levelCount[sl.seen]++
-			x.inLevel[k] = int32(len(x.levels[sl.seen]))
-			x.levels[sl.seen] = append(x.levels[sl.seen], k)
-		}
+		x.enterLevel(k)
 		if p.Prioritized {
 			x.prioCount++
 		}
 	}
 }
 
-// leaveLevel removes slot k from the member list of level v.
-func (x *judgingData) leaveLevel(k, v int32) {
-	list := x.levels[v]
+// enterLevel adds active slot k to its level's free or held list.
+func (x *judgingData) enterLevel(k int32) {
+	sl := &x.slots[k]
+	if sl.seen < 0 {
+		return
+	}
+	for int(sl.seen) >= len(x.levelCount) {
+		x.levelCount = append(x.levelCount, 0)
+		x.lvFree = append(x.lvFree, nil)
+		x.lvHeld = append(x.lvHeld, nil)
+	}
+	x.levelCount[sl.seen]++
+	lists := x.lvFree
+	if sl.has(slotHeld) {
+		lists = x.lvHeld
+	}
+	x.inLevel[k] = int32(len(lists[sl.seen]))
+	lists[sl.seen] = append(lists[sl.seen], k)
+}
+
+// leaveLevel removes active slot k from its level's list.
+func (x *judgingData) leaveLevel(k int32) {
+	sl := &x.slots[k]
+	if sl.seen < 0 {
+		return
+	}
+	x.levelCount[sl.seen]--
+	lists := x.lvFree
+	if sl.has(slotHeld) {
+		lists = x.lvHeld
+	}
+	list := lists[sl.seen]
 	i := x.inLevel[k]
 	last := list[len(list)-1]
 	list[i] = last
 	x.inLevel[last] = i
-	x.levels[v] = list[:len(list)-1]
+	lists[sl.seen] = list[:len(list)-1]
+}
+
+// setHeld sets or clears slot k's held flag, moving it between its level's lists.
+func (x *judgingData) setHeld(k int32, held bool) {
+	sl := &x.slots[k]
+	if sl.has(slotHeld) == held {
+		return
+	}
+	active := sl.has(slotActive)
+	if active {
+		x.leaveLevel(k)
+	}
+	if held {
+		sl.flags |= slotHeld
+	} else {
+		sl.flags &^= slotHeld
+	}
+	if active {
+		x.enterLevel(k)
+	}
 }
 
 // refresh copies a project's fields into its slot after a judging command changed it.
@@ -228,8 +280,46 @@ func (x *judgingData) refresh(p *Project) {
 func (x *judgingData) hold(s *State, p ID, j *Judge) {
 	if k, ok := x.slotOf[p]; ok {
 		x.holders[k] = append(x.holders[k], holder{judge: j.ID, since: j.CurrentSince, track: s.trackOf(j)})
-		x.slots[k].flags |= slotHeld
+		x.setHeld(k, true)
+		if n := len(x.holdQ); n > x.holdHead && x.holdQ[n-1].since > j.CurrentSince {
+			x.holdSorted = false
+		}
+		x.holdQ = append(x.holdQ, holdRec{since: j.CurrentSince, judge: j.ID, slot: k})
 	}
+}
+
+// oldestHold returns the time of the oldest assignment still held (ok false: none).
+func (x *judgingData) oldestHold() (int64, bool) {
+	if !x.holdSorted {
+		q := x.holdQ[x.holdHead:]
+		sort.SliceStable(q, func(a, b int) bool { return q[a].since < q[b].since })
+		x.holdSorted = true
+	}
+	for x.holdHead < len(x.holdQ) {
+		r := x.holdQ[x.holdHead]
+		for _, h := range x.holders[r.slot] {
+			if h.judge == r.judge && h.since == r.since {
+				return r.since, true
+			}
+		}
+		x.holdHead++
+	}
+	x.holdQ, x.holdHead = x.holdQ[:0], 0
+	return 0, false
+}
+
+// anyStale reports whether some assignment is older than the busy window (and so no
+// longer makes its project busy).
+func (x *judgingData) anyStale(now, window int64) bool {
+	if window <= 0 {
+		return false
+	}
+	if x.holdHead > 1024 && x.holdHead > len(x.holdQ)/2 {
+		x.holdQ = append(x.holdQ[:0], x.holdQ[x.holdHead:]...)
+		x.holdHead = 0
+	}
+	oldest, ok := x.oldestHold()
+	return ok && now-oldest > window
 }
 
 // release records that judge no longer looks at p.
@@ -246,7 +336,7 @@ func (x *judgingData) release(p, judge ID) {
 		}
 	}
 	if len(x.holders[k]) == 0 {
-		x.slots[k].flags &^= slotHeld
+		x.setHeld(k, false)
 	}
 }
 

@@ -36,6 +36,26 @@ func checkIndex(t *testing.T, s *State, pairs bool) {
 	if !equalNums(trim(x.levelCount), trim(fresh.levelCount)) || x.prioCount != fresh.prioCount {
 		t.Fatalf("level counts %v prio %d, want %v prio %d", x.levelCount, x.prioCount, fresh.levelCount, fresh.prioCount)
 	}
+	members := func(lists [][]int32) map[int32]int {
+		out := map[int32]int{}
+		for v, l := range lists {
+			for _, k := range l {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	for name, pair := range map[string][2][][]int32{"free": {x.lvFree, fresh.lvFree}, "held": {x.lvHeld, fresh.lvHeld}} {
+		a, b := members(pair[0]), members(pair[1])
+		if len(a) != len(b) {
+			t.Fatalf("%s level lists hold %d slots, want %d", name, len(a), len(b))
+		}
+		for k, v := range b {
+			if w, ok := a[k]; !ok || w != v {
+				t.Fatalf("%s level lists: slot %d at level %d (%v), want %d", name, k, w, ok, v)
+			}
+		}
+	}
 	for k := range x.slots {
 		a, b := x.slots[k], fresh.slots[k]
 		if a != b || x.proj[k] != fresh.proj[k] {
