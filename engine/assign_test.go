@@ -440,3 +440,32 @@ func TestFastPathMatchesScan(t *testing.T) {
 	}
 	t.Logf("fast path decided %d rounds, scan %d", fast, scans)
 }
+
+// TestHoldQueueStaysSmall: assignments come and go forever; the queue of holds must not
+// grow with them (with and without a judging timer).
+func TestHoldQueueStaysSmall(t *testing.T) {
+	for _, timer := range []int{0, 300} {
+		r := newRig(t)
+		r.e.s.Options.JudgingTimer = timer
+		r.projects(600)
+		js := r.judges(3, "")
+		r.must(Admin, &ClockUnpause{})
+		for i := 0; i < 3000; i++ {
+			j := js[i%3]
+			r.next(j)
+			if r.judge(j).Current.IsZero() {
+				continue
+			}
+			r.must(JudgeActor(j), &JudgeSkip{Judge: j, Reason: SkipBusy})
+			if i%10 == 0 && !r.judge(j).Current.IsZero() {
+				r.must(JudgeActor(j), &JudgeFinish{Judge: j})
+			}
+		}
+		if r.e.s.jd().fastHits < 3000 {
+			t.Fatalf("only %d assignments", r.e.s.jd().fastHits)
+		}
+		if n := len(r.e.s.jd().holdQ); n > 2*3+1024+1 {
+			t.Fatalf("timer %d: hold queue has %d entries for 3 judges", timer, n)
+		}
+	}
+}

@@ -34,6 +34,7 @@ type judgingData struct {
 	inLevel    []int32   // per slot: its position in its level list
 	holdQ      []holdRec // holds in time order (released ones dropped lazily)
 	holdHead   int
+	nHolds     int // current assignments (entries of holders)
 	holdSorted bool
 	prioCount  int
 	noFast     bool    // tests: always use the full scan
@@ -135,7 +136,7 @@ func (x *judgingData) sync(s *State) {
 	x.levelCount = x.levelCount[:0]
 	x.lvFree, x.lvHeld = x.lvFree[:0], x.lvHeld[:0]
 	x.inLevel = make([]int32, len(ps))
-	x.holdQ, x.holdHead, x.holdSorted = x.holdQ[:0], 0, true
+	x.holdQ, x.holdHead, x.holdSorted, x.nHolds = x.holdQ[:0], 0, true, 0
 	x.prioCount = 0
 	x.proj = ps
 	x.nums = make([]int32, len(ps))
@@ -285,7 +286,32 @@ func (x *judgingData) hold(s *State, p ID, j *Judge) {
 			x.holdSorted = false
 		}
 		x.holdQ = append(x.holdQ, holdRec{since: j.CurrentSince, judge: j.ID, slot: k})
+		x.nHolds++
+		if len(x.holdQ)-x.holdHead > 2*x.nHolds+1024 || x.holdHead > 1024 && 2*x.holdHead > len(x.holdQ) {
+			x.compactHolds()
+		}
 	}
+}
+
+// validHold reports whether r is still a current assignment.
+func (x *judgingData) validHold(r holdRec) bool {
+	for _, h := range x.holders[r.slot] {
+		if h.judge == r.judge && h.since == r.since {
+			return true
+		}
+	}
+	return false
+}
+
+// compactHolds drops released assignments from the hold queue, keeping the order.
+func (x *judgingData) compactHolds() {
+	q := x.holdQ[:0]
+	for _, r := range x.holdQ[x.holdHead:] {
+		if x.validHold(r) {
+			q = append(q, r)
+		}
+	}
+	x.holdQ, x.holdHead = q, 0
 }
 
 // oldestHold returns the time of the oldest assignment still held (ok false: none).
@@ -296,11 +322,8 @@ func (x *judgingData) oldestHold() (int64, bool) {
 		x.holdSorted = true
 	}
 	for x.holdHead < len(x.holdQ) {
-		r := x.holdQ[x.holdHead]
-		for _, h := range x.holders[r.slot] {
-			if h.judge == r.judge && h.since == r.since {
-				return r.since, true
-			}
+		if r := x.holdQ[x.holdHead]; x.validHold(r) {
+			return r.since, true
 		}
 		x.holdHead++
 	}
@@ -313,10 +336,6 @@ func (x *judgingData) oldestHold() (int64, bool) {
 func (x *judgingData) anyStale(now, window int64) bool {
 	if window <= 0 {
 		return false
-	}
-	if x.holdHead > 1024 && x.holdHead > len(x.holdQ)/2 {
-		x.holdQ = append(x.holdQ[:0], x.holdQ[x.holdHead:]...)
-		x.holdHead = 0
 	}
 	oldest, ok := x.oldestHold()
 	return ok && now-oldest > window
@@ -332,6 +351,7 @@ func (x *judgingData) release(p, judge ID) {
 	for i := range hs {
 		if hs[i].judge == judge {
 			x.holders[k] = append(hs[:i], hs[i+1:]...)
+			x.nHolds--
 			break
 		}
 	}
