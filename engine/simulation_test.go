@@ -205,7 +205,6 @@ func simulate(t *testing.T, finishPct int, seed uint64) {
 					r.must(JudgeActor(jid), &JudgeSkip{Judge: jid, Reason: []string{SkipCannotDemo, SkipTooComplex, SkipOffensive, SkipAbsent}[roll%4]})
 					checkAssignment(j)
 				}
-				checkIndex(t, s, false)
 			}
 			had := j.Current
 			res := r.next(jid)
@@ -213,7 +212,11 @@ func simulate(t *testing.T, finishPct int, seed uint64) {
 			if had.IsZero() && !res.ProjectID.IsZero() {
 				checkAssignment(j)
 			}
-			checkIndex(t, s, len(r.envs)%97 == 0)
+			// Only judging commands run here, so a drift would persist: checking every
+			// few commands finds it (and keeps the test fast under -race).
+			if n := len(r.envs); n%5 == 0 {
+				checkIndex(t, s, n%95 == 0)
+			}
 		}
 		// Global spread at the end of each tick, counted for the report.
 		lo, hi := -1, -1
@@ -235,6 +238,7 @@ func simulate(t *testing.T, finishPct int, seed uint64) {
 			break
 		}
 	}
+	checkIndex(t, s, true)
 	r.must(Admin, &ClockPause{})
 	for _, jid := range js {
 		if j := s.Judges[jid]; j.Current.IsZero() {
