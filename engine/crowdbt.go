@@ -55,6 +55,16 @@ func (s *State) CrowdBTInput() *CrowdInput {
 	return s.crowdInputLocked(c)
 }
 
+// CrowdBTStale reports whether the cached Crowd-BT values need recomputing (cheap; call
+// under the read lock).
+func (s *State) CrowdBTStale() bool {
+	c := &s.jd().scores
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.checkOptions(s)
+	return c.btDirty
+}
+
 // StoreCrowdBT caches values computed from CrowdBTInput, unless the inputs changed in
 // the meantime (then the next read computes them again).
 func (s *State) StoreCrowdBT(r *CrowdResult) {

@@ -204,10 +204,15 @@ var crowdMu sync.Mutex
 // inputs under the read lock, computes without it, and stores the result (dropped if a
 // ranking changed meanwhile; the view then computes under the lock).
 func (s *Server) freshCrowdBT() {
+	stale := false
+	s.node.Read(func(st *engine.State) { stale = st.CrowdBTStale() })
+	if !stale {
+		return
+	}
 	crowdMu.Lock()
 	defer crowdMu.Unlock()
 	var in *engine.CrowdInput
-	s.node.Read(func(st *engine.State) { in = st.CrowdBTInput() })
+	s.node.Read(func(st *engine.State) { in = st.CrowdBTInput() }) // nil if done meanwhile
 	if in == nil {
 		return
 	}
