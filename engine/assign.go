@@ -96,6 +96,7 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 	general := track == ""
 
 	// Step 3: active projects minus the judge's seen and skipped ones.
+	x.beginPick()
 	ep := x.newEpoch()
 	for _, sp := range j.SeenProjects {
 		if k, ok := x.slotOf[sp.ProjectID]; ok {

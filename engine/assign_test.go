@@ -469,3 +469,33 @@ func TestHoldQueueStaysSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestMarksSurviveEpochWrap: the per-assignment marks are epoch numbers; near the end
+// of the counter they are cleared before an assignment, never in the middle of one.
+func TestMarksSurviveEpochWrap(t *testing.T) {
+	for _, start := range []uint32{1<<32 - 6, 1<<32 - 5, 1<<32 - 4, 1<<32 - 3, 1<<32 - 2, 1<<32 - 1} {
+		s, ps := tiny(t, 1, 2, 3)
+		j := addTestJudge(s, 1, "")
+		o := addTestJudge(s, 2, "")
+		seeProject(s, o, ps[0])
+		seeProject(s, o, ps[1])
+		seeProject(s, j, ps[0]) // j saw table 1; pair sums are needed (min_views 0)
+		seeProject(s, j, ps[1])
+		s.Options.MinViews = 0
+		j.LastLocation = 1
+		edited(s)
+		x := s.jd()
+		x.sync(s)
+		x.epoch = start
+		for i := range x.mark { // marks left by the first assignments of the count (epoch 0)
+			x.mark[i], x.sumMark[i] = 0, 0
+		}
+		res := s.nextFor(j, ctxAt(s, 1000, 3))
+		if res.ProjectID.IsZero() {
+			t.Fatalf("epoch %d: no project (%s), want table 3", start, res.Reason)
+		}
+		if loc := s.Projects[res.ProjectID].Location; loc != 3 {
+			t.Fatalf("epoch %d: got table %d, want 3 (tables 1 and 2 judged)", start, loc)
+		}
+	}
+}

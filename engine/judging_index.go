@@ -177,15 +177,22 @@ func (s *State) trackOf(j *Judge) string {
 	return j.Track
 }
 
+// newEpoch returns a fresh mark value. Marks are valid while their epoch is the one in
+// use, so nothing needs clearing between assignments; before the counter could wrap,
+// beginPick clears the marks (an assignment takes at most two epochs).
 func (x *judgingData) newEpoch() uint32 {
 	x.epoch++
-	if x.epoch == 0 { // wrapped: clear the marks
+	return x.epoch
+}
+
+// beginPick prepares the marks for one assignment.
+func (x *judgingData) beginPick() {
+	if x.epoch >= 1<<32-4 {
 		for i := range x.mark {
 			x.mark[i], x.sumMark[i] = 0, 0
 		}
-		x.epoch = 1
+		x.epoch = 0
 	}
-	return x.epoch
 }
 
 // setSlot copies a project's fields into slot k.
