@@ -358,11 +358,13 @@ func (n *Node) commitGroup(group []*request) {
 	}
 	if len(recs) > 0 {
 		t0 := time.Now()
-		err := n.st.Append(recs)
+		durable, err := n.st.Append(recs)
 		n.opts.Observer.JournalCommitted(len(recs), time.Since(t0))
 		if err != nil {
 			n.fail(err)
-			for _, r := range applied {
+			// Records that reached the disk stay acknowledged (a restart would bring them
+			// back); only the rest are refused.
+			for _, r := range applied[durable:] {
 				r.res, r.events, r.err = nil, nil, ErrReadOnly
 			}
 		}
