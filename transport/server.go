@@ -82,6 +82,7 @@ type Server struct {
 // Each is optional so that the server works before they exist.
 type extensions struct {
 	shutdown []func(ctx context.Context) error
+	mail     mailSettings // email outbox (email.go)
 }
 
 // Option customises a Server.
@@ -108,6 +109,7 @@ func New(cfg Config, node Node, log zerolog.Logger, opts ...Option) *Server {
 		o(s)
 	}
 	s.proxies = parseProxies(cfg.TrustedProxies, log)
+	s.startOutbox()
 	s.app = fiber.New(fiber.Config{
 		AppName:               "podium",
 		DisableStartupMessage: true,
