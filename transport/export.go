@@ -123,43 +123,48 @@ func (s *Server) exportProjects(c *fiber.Ctx) error {
 	return sendCSV(c, "projects.csv", encodeCSV(projectsHeader, cells))
 }
 
-// exportRankings handles GET /api/admin/export/rankings: every judge (creation order)
-// with the tables of its ranking, best first, and its judged tables left unranked.
+// exportRankings handles GET /api/admin/export/rankings.
 func (s *Server) exportRankings(c *fiber.Ctx) error {
 	var rows [][]string
-	s.node.Read(func(st *engine.State) {
-		js := st.JudgesInOrder()
-		rows = make([][]string, 0, len(js))
-		table := func(id engine.ID) (string, bool) {
-			if p, ok := st.Projects[id]; ok {
-				return exportInt(p.Location), true
-			}
-			return "", false
-		}
-		for _, j := range js {
-			ranked := make([]string, 0, len(j.Rankings))
-			inRanking := make(map[engine.ID]bool, len(j.Rankings))
-			for _, id := range j.Rankings {
-				inRanking[id] = true
-				if t, ok := table(id); ok {
-					ranked = append(ranked, t)
-				}
-			}
-			unranked := []string{}
-			for _, sp := range j.SeenProjects {
-				if inRanking[sp.ProjectID] {
-					continue
-				}
-				if t, ok := table(sp.ProjectID); ok {
-					unranked = append(unranked, t)
-				}
-			}
-			rows = append(rows, []string{
-				safeCell(j.Name), j.Code, safeCell(j.Track), strings.Join(ranked, ", "), strings.Join(unranked, ", "),
-			})
-		}
-	})
+	s.node.Read(func(st *engine.State) { rows = rankingRows(st) })
 	return sendCSV(c, "rankings.csv", encodeCSV(rankingsHeader, rows))
+}
+
+// rankingRows lists every judge (creation order) with the tables of its ranking, best
+// first, and its judged tables left out of the ranking (in the order judged). It must
+// run under the read lock.
+func rankingRows(st *engine.State) [][]string {
+	js := st.JudgesInOrder()
+	rows := make([][]string, 0, len(js))
+	table := func(id engine.ID) (string, bool) {
+		if p, ok := st.Projects[id]; ok {
+			return exportInt(p.Location), true
+		}
+		return "", false
+	}
+	for _, j := range js {
+		ranked := make([]string, 0, len(j.Rankings))
+		inRanking := make(map[engine.ID]bool, len(j.Rankings))
+		for _, id := range j.Rankings {
+			inRanking[id] = true
+			if t, ok := table(id); ok {
+				ranked = append(ranked, t)
+			}
+		}
+		unranked := []string{}
+		for _, sp := range j.SeenProjects {
+			if inRanking[sp.ProjectID] {
+				continue
+			}
+			if t, ok := table(sp.ProjectID); ok {
+				unranked = append(unranked, t)
+			}
+		}
+		rows = append(rows, []string{
+			safeCell(j.Name), j.Code, safeCell(j.Track), strings.Join(ranked, ", "), strings.Join(unranked, ", "),
+		})
+	}
+	return rows
 }
 
 // exportChallenges handles GET /api/admin/export/challenges: a ZIP with one
@@ -226,8 +231,8 @@ var windowsReserved = map[string]bool{
 
 // zipEntryName turns a challenge name into a harmless file base name: letters, digits,
 // spaces and a few punctuation marks survive; path separators, "..", control and
-// shell/Windows-special characters become "_"; no leading dot or space; at most 100
-// characters.
+// shell/Windows-special characters become "_" (runs of "_" collapse to one); no leading
+// dot or space; no Windows device name; at most 100 characters.
 func zipEntryName(ch string) string {
 	var b strings.Builder
 	for _, r := range ch {
@@ -245,6 +250,9 @@ func zipEntryName(ch string) string {
 	name := b.String()
 	for strings.Contains(name, "..") {
 		name = strings.ReplaceAll(name, "..", "_")
+	}
+	for strings.Contains(name, "__") {
+		name = strings.ReplaceAll(name, "__", "_")
 	}
 	name = strings.Trim(name, ". ")
 	if utf8.RuneCountInString(name) > 100 {
