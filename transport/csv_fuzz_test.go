@@ -39,15 +39,15 @@ func addFuzzSeeds(f *testing.F) {
 	}
 }
 
-// applyFresh applies cmd to a brand-new engine and returns the error and the engine.
-func applyFresh(cmd engine.Command) (*engine.Engine, error) {
+// applyOnFreshEngine applies cmd to a brand-new engine and returns the error and the engine.
+func applyOnFreshEngine(cmd engine.Command) (*engine.Engine, error) {
 	e := engine.New()
 	_, _, err := e.Apply(&engine.Envelope{Time: 1_700_000_000_000, Seed: 42, Actor: engine.Admin, Cmd: cmd})
 	return e, err
 }
 
-// checkRefusal fails unless err is a client error (400).
-func checkRefusal(t *testing.T, err error) {
+// checkCSVRefusal fails unless err is a client error (400).
+func checkCSVRefusal(t *testing.T, err error) {
 	t.Helper()
 	var he *httpError
 	if !errors.As(err, &he) || he.status != 400 {
@@ -60,13 +60,13 @@ func FuzzJudgesCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, hasHeader bool) {
 		imp, err := parseJudgesCSV(data, hasHeader, []string{}, map[string]bool{})
 		if err != nil {
-			checkRefusal(t, err)
+			checkCSVRefusal(t, err)
 			return
 		}
 		if len(imp.judges) == 0 || len(imp.judges) != len(imp.rows) {
 			t.Fatalf("accepted %d judges with %d rows", len(imp.judges), len(imp.rows))
 		}
-		e, err := applyFresh(&engine.CreateJudges{Judges: imp.judges, Codes: newLoginCodes(len(imp.judges))})
+		e, err := applyOnFreshEngine(&engine.CreateJudges{Judges: imp.judges, Codes: newLoginCodes(len(imp.judges))})
 		var n int
 		e.Read(func(s *engine.State) { n = len(s.Judges) })
 		if err != nil {
@@ -89,7 +89,7 @@ func checkProjects(t *testing.T, imp *projectImport) {
 	if len(imp.projects) == 0 {
 		return
 	}
-	e, err := applyFresh(&engine.CreateProjects{Projects: imp.projects, SkipIgnored: true, Rows: imp.rows})
+	e, err := applyOnFreshEngine(&engine.CreateProjects{Projects: imp.projects, SkipIgnored: true, Rows: imp.rows})
 	var n int
 	e.Read(func(s *engine.State) { n = len(s.Projects) })
 	if err != nil {
@@ -105,7 +105,7 @@ func FuzzProjectsCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, hasHeader bool) {
 		imp, err := parseProjectsCSV(data, hasHeader)
 		if err != nil {
-			checkRefusal(t, err)
+			checkCSVRefusal(t, err)
 			return
 		}
 		checkProjects(t, imp)
@@ -117,7 +117,7 @@ func FuzzSubmissionsCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, _ bool) {
 		imp, err := parseSubmissionsCSV(data)
 		if err != nil {
-			checkRefusal(t, err)
+			checkCSVRefusal(t, err)
 			return
 		}
 		checkProjects(t, imp)

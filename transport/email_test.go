@@ -22,8 +22,8 @@ import (
 	"podium/persist"
 )
 
-// startServerWith is startServer with server options (retry timing, observers).
-func startServerWith(t *testing.T, mod func(*Config), opts ...Option) *testServer {
+// startServerOpts is startServer with server options (retry timing, observers).
+func startServerOpts(t *testing.T, mod func(*Config), opts ...Option) *testServer {
 	t.Helper()
 	dir := t.TempDir()
 	log := zerolog.Nop()
@@ -230,10 +230,10 @@ func parseMail(t *testing.T, data []byte) parsedMail {
 	return parsedMail{to: to.Address, toName: to.Name, from: from.Address, fromName: from.Name, subject: subject, body: string(b)}
 }
 
-// codeOf returns the login code of the judge with that email.
-func (ts *testServer) codeOf(email string) string {
+// loginCodeOf returns the login code of the judge with that email.
+func (ts *testServer) loginCodeOf(email string) string {
 	ts.t.Helper()
-	for _, j := range ts.judges() {
+	for _, j := range ts.judgeList() {
 		if j.Email == email {
 			return j.Code
 		}
@@ -246,14 +246,14 @@ func TestEmailLoginCode(t *testing.T) {
 	smtp := startSMTP(t)
 	smtp.user, smtp.password = "mailer", "s3cret"
 	obs := newMailCounter()
-	ts := startServerWith(t, smtp.config, WithMailObserver(obs), WithMailRetry(3, 10*time.Millisecond))
+	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(3, 10*time.Millisecond))
 
 	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Ada Lövelace", "email": "ada@example.com", "notes": ""}, asAdmin, nil)
 	got := smtp.await(t)
 	if ev := obs.await(t); ev != "sent" {
 		t.Fatalf("outcome %s", ev)
 	}
-	code := ts.codeOf("ada@example.com")
+	code := ts.loginCodeOf("ada@example.com")
 	if got.from != "jury@example.com" || len(got.to) != 1 || got.to[0] != "ada@example.com" || got.user != "mailer" {
 		t.Fatalf("envelope from %q to %q user %q", got.from, got.to, got.user)
 	}
@@ -272,21 +272,21 @@ func TestEmailLoginCode(t *testing.T) {
 	// CSV import: noSend sends nothing; without it every new judge gets a mail. Mails
 	// go out in order, so the next ones to arrive are the second import's.
 	csv := "Name,Email\nNo Mail,nomail@example.com\n"
-	ts.mustUpload(200, "/api/judge/csv", []byte(csv), map[string]string{"hasHeader": "1", "noSend": "true"}, nil)
+	ts.mustUploadCSV(200, "/api/judge/csv", []byte(csv), map[string]string{"hasHeader": "1", "noSend": "true"}, nil)
 	csv = "Name,Email\nBob,bob@example.com\nCleo,cleo@example.com\n"
-	ts.mustUpload(200, "/api/judge/csv", []byte(csv), map[string]string{"hasHeader": "1"}, nil)
+	ts.mustUploadCSV(200, "/api/judge/csv", []byte(csv), map[string]string{"hasHeader": "1"}, nil)
 	for _, want := range []string{"bob@example.com", "cleo@example.com"} {
 		got := smtp.await(t)
 		m := parseMail(t, got.data)
-		if got.to[0] != want || m.to != want || !strings.Contains(m.body, "?code="+ts.codeOf(want)) {
+		if got.to[0] != want || m.to != want || !strings.Contains(m.body, "?code="+ts.loginCodeOf(want)) {
 			t.Fatalf("mail to %q (%q), want %s", got.to, m.to, want)
 		}
 		obs.await(t)
 	}
 	// QR self-signup mails the code too.
-	var q qrCode
+	var q qrCodeResp
 	ts.must(200, "POST", "/api/admin/qr", nil, asAdmin, &q)
-	var added okResp
+	var added qrOKResp
 	ts.must(200, "POST", "/api/qr/add", map[string]string{"name": "Dee", "email": "dee@example.com", "code": *q.QRCode}, anon, &added)
 	got = smtp.await(t)
 	if got.to[0] != "dee@example.com" || !strings.Contains(parseMail(t, got.data).body, added.Code) {
@@ -310,7 +310,7 @@ func TestEmailRetryDelivers(t *testing.T) {
 	smtp := startSMTP(t)
 	smtp.failNext, smtp.failWith = 2, errBusy
 	obs := newMailCounter()
-	ts := startServerWith(t, smtp.config, WithMailObserver(obs), WithMailRetry(4, 5*time.Millisecond))
+	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(4, 5*time.Millisecond))
 	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Retry", "email": "retry@example.com"}, asAdmin, nil)
 	got := smtp.await(t)
 	if ev := obs.await(t); ev != "sent" {
@@ -322,7 +322,7 @@ func TestEmailRetryDelivers(t *testing.T) {
 	if attempts != 3 {
 		t.Fatalf("%d attempts, want 3 (two failures, then success)", attempts)
 	}
-	if got.to[0] != "retry@example.com" || !strings.Contains(parseMail(t, got.data).body, ts.codeOf("retry@example.com")) {
+	if got.to[0] != "retry@example.com" || !strings.Contains(parseMail(t, got.data).body, ts.loginCodeOf("retry@example.com")) {
 		t.Fatalf("retried mail %q", got.to)
 	}
 	if obs.sent.Load() != 1 || obs.failed.Load() != 0 {
@@ -333,7 +333,7 @@ func TestEmailRetryDelivers(t *testing.T) {
 func TestEmailGivesUp(t *testing.T) {
 	smtp := startSMTP(t)
 	obs := newMailCounter()
-	ts := startServerWith(t, smtp.config, WithMailObserver(obs), WithMailRetry(3, 5*time.Millisecond))
+	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(3, 5*time.Millisecond))
 
 	// Temporary failures: tried 3 times, then reported failed.
 	smtp.mu.Lock()
@@ -361,7 +361,7 @@ func TestEmailGivesUp(t *testing.T) {
 	}
 	smtp.mu.Unlock()
 	// The server being down is a temporary failure too.
-	ts2 := startServerWith(t, func(c *Config) { c.SMTP = SMTPConfig{Host: "127.0.0.1", Port: closedPort(t)} },
+	ts2 := startServerOpts(t, func(c *Config) { c.SMTP = SMTPConfig{Host: "127.0.0.1", Port: closedSMTPPort(t)} },
 		WithMailObserver(obs), WithMailRetry(2, time.Millisecond))
 	ts2.must(200, "POST", "/api/judge/new", map[string]any{"name": "Down", "email": "down@example.com"}, asAdmin, nil)
 	if ev := obs.await(t); ev != "failed" {
@@ -369,8 +369,8 @@ func TestEmailGivesUp(t *testing.T) {
 	}
 }
 
-// closedPort returns a loopback port nothing listens on.
-func closedPort(t *testing.T) int {
+// closedSMTPPort returns a loopback port nothing listens on.
+func closedSMTPPort(t *testing.T) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -386,7 +386,7 @@ func TestEmailNeverBlocksRequests(t *testing.T) {
 	smtp := startSMTP(t)
 	smtp.gate = make(chan struct{})
 	obs := newMailCounter()
-	ts := startServerWith(t, smtp.config, WithMailObserver(obs), WithMailRetry(2, time.Millisecond))
+	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(2, time.Millisecond))
 	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "First", "email": "first@example.com"}, asAdmin, nil)
 	// Wait until the worker is stuck in DATA.
 	for i := 0; ; i++ {
@@ -404,7 +404,7 @@ func TestEmailNeverBlocksRequests(t *testing.T) {
 	for i, email := range []string{"second@example.com", "third@example.com"} {
 		ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "N" + string(rune('a'+i)), "email": email}, asAdmin, nil)
 	}
-	ts.mustUpload(200, "/api/judge/csv", []byte("Fourth,fourth@example.com\n"), nil, nil)
+	ts.mustUploadCSV(200, "/api/judge/csv", []byte("Fourth,fourth@example.com\n"), nil, nil)
 	close(smtp.gate)
 	for _, want := range []string{"first@example.com", "second@example.com", "third@example.com", "fourth@example.com"} {
 		if got := smtp.await(t); got.to[0] != want {
@@ -415,16 +415,16 @@ func TestEmailNeverBlocksRequests(t *testing.T) {
 
 func TestEmailSkippedWithoutSMTP(t *testing.T) {
 	obs := newMailCounter()
-	ts := startServerWith(t, nil, WithMailObserver(obs))
+	ts := startServerOpts(t, nil, WithMailObserver(obs))
 	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Ada", "email": "ada@example.com"}, asAdmin, nil)
-	ts.mustUpload(200, "/api/judge/csv", []byte("Bob,bob@example.com\nCleo,cleo@example.com\n"), nil, nil)
+	ts.mustUploadCSV(200, "/api/judge/csv", []byte("Bob,bob@example.com\nCleo,cleo@example.com\n"), nil, nil)
 	for i := 0; i < 3; i++ {
 		if ev := obs.await(t); ev != "skipped" {
 			t.Fatalf("outcome %s", ev)
 		}
 	}
 	codes := map[string]string{}
-	for _, j := range ts.judges() {
+	for _, j := range ts.judgeList() {
 		codes[j.Email] = j.Code
 	}
 	// The audit lines are written by a journaled command: wait for it.
@@ -455,7 +455,7 @@ func TestEmailSkippedWithoutSMTP(t *testing.T) {
 		}
 	}
 	// noSend: nothing recorded.
-	ts.mustUpload(200, "/api/judge/csv", []byte("Dan,dan@example.com\n"), map[string]string{"noSend": "1"}, nil)
+	ts.mustUploadCSV(200, "/api/judge/csv", []byte("Dan,dan@example.com\n"), map[string]string{"noSend": "1"}, nil)
 	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Eve", "email": "eve@example.com", "no_send": true}, asAdmin, nil)
 	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Fay", "email": "fay@example.com"}, asAdmin, nil)
 	obs.await(t)

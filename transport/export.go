@@ -85,21 +85,21 @@ func (s *Server) exportJudges(c *fiber.Ctx) error {
 	return sendCSV(c, "judges.csv", encodeCSV(judgesHeader, rows))
 }
 
-// projectRow is one projects.csv row plus the challenges it is filed under.
-type projectRow struct {
+// exportProjectRow is one projects.csv row plus the challenges it is filed under.
+type exportProjectRow struct {
 	cells      []string
 	challenges []string
 }
 
 // projectRows copies every project (in table order) into export rows. It must run under
 // the read lock.
-func projectRows(st *engine.State) []projectRow {
+func projectRows(st *engine.State) []exportProjectRow {
 	ps := st.ProjectsByLocation()
-	out := make([]projectRow, 0, len(ps))
+	out := make([]exportProjectRow, 0, len(ps))
 	for _, p := range ps {
 		v := st.AdminView(p)
 		mu := st.ScoreOf(p.ID).Mu
-		out = append(out, projectRow{
+		out = append(out, exportProjectRow{
 			challenges: v.ChallengeList,
 			cells: []string{
 				safeCell(v.Name), exportInt(v.Location), exportInt(v.Group), safeCell(v.Description), safeCell(v.URL),
@@ -114,7 +114,7 @@ func projectRows(st *engine.State) []projectRow {
 
 // exportProjects handles GET /api/admin/export/projects.
 func (s *Server) exportProjects(c *fiber.Ctx) error {
-	var rows []projectRow
+	var rows []exportProjectRow
 	s.node.Read(func(st *engine.State) { rows = projectRows(st) })
 	cells := make([][]string, len(rows))
 	for i, r := range rows {
@@ -170,7 +170,7 @@ func rankingRows(st *engine.State) [][]string {
 // exportChallenges handles GET /api/admin/export/challenges: a ZIP with one
 // projects.csv-shaped file per challenge (sorted by challenge name).
 func (s *Server) exportChallenges(c *fiber.Ctx) error {
-	var rows []projectRow
+	var rows []exportProjectRow
 	s.node.Read(func(st *engine.State) { rows = projectRows(st) })
 	byChallenge := map[string][][]string{}
 	for _, r := range rows {

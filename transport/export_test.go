@@ -16,7 +16,7 @@ import (
 )
 
 // get fetches a path as admin and returns the response (body read) and body.
-func (ts *testServer) getRaw(path string) (*http.Response, []byte) {
+func (ts *testServer) getExport(path string) (*http.Response, []byte) {
 	ts.t.Helper()
 	req, err := http.NewRequest("GET", ts.URL+path, nil)
 	if err != nil {
@@ -41,17 +41,17 @@ func (ts *testServer) getRaw(path string) (*http.Response, []byte) {
 // getCSV downloads an export, checks its headers and parses it with encoding/csv.
 func (ts *testServer) getCSV(path, filename string) [][]string {
 	ts.t.Helper()
-	resp, b := ts.getRaw(path)
+	resp, b := ts.getExport(path)
 	if ct := resp.Header.Get("Content-Type"); ct != "text/csv; charset=utf-8" {
 		ts.t.Errorf("%s Content-Type %q", path, ct)
 	}
 	if cd := resp.Header.Get("Content-Disposition"); cd != `attachment; filename="`+filename+`"` {
 		ts.t.Errorf("%s Content-Disposition %q", path, cd)
 	}
-	return parseCSV(ts.t, b)
+	return parseExportCSV(ts.t, b)
 }
 
-func parseCSV(t *testing.T, b []byte) [][]string {
+func parseExportCSV(t *testing.T, b []byte) [][]string {
 	t.Helper()
 	r := csv.NewReader(bytes.NewReader(b))
 	r.FieldsPerRecord = 0 // every row as long as the header
@@ -62,8 +62,8 @@ func parseCSV(t *testing.T, b []byte) [][]string {
 	return rows
 }
 
-// wantTime is how an export writes a time (ms): RFC 3339 UTC, empty for never.
-func wantTime(t *testing.T, cell string, ms int64) {
+// wantExportTime is how an export writes a time (ms): RFC 3339 UTC, empty for never.
+func wantExportTime(t *testing.T, cell string, ms int64) {
 	t.Helper()
 	if ms == 0 {
 		if cell != "" {
@@ -81,7 +81,7 @@ func wantTime(t *testing.T, cell string, ms int64) {
 	}
 }
 
-func sameRow(t *testing.T, what string, got, want []string) {
+func sameCells(t *testing.T, what string, got, want []string) {
 	t.Helper()
 	if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
 		t.Errorf("%s:\n got  %q\n want %q", what, got, want)
@@ -97,7 +97,7 @@ func exportFixture(t *testing.T) *testServer {
 		"-minus,minus@example.com,,-5 stars\n" +
 		"@at,at@example.com,,+plus\n"
 	var res importResult
-	ts.mustUpload(200, "/api/judge/csv", []byte(judges), map[string]string{"hasHeader": "1", "noSend": "1"}, &res)
+	ts.mustUploadCSV(200, "/api/judge/csv", []byte(judges), map[string]string{"hasHeader": "1", "noSend": "1"}, &res)
 	// Leading tab and carriage return survive only outside CSV imports (which trim cells).
 	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "\tTab Name", "email": "tab@example.com", "notes": "\rCR notes", "no_send": true}, asAdmin, nil)
 	projects := "name,description,url,try_link,video_link,challenge_list\n" +
@@ -105,20 +105,20 @@ func exportFixture(t *testing.T) *testServer {
 		"Second,\"multi\nline, with comma\",,,,\"ai, CON, 日本語\"\n" +
 		"Third,+cmd,https://c.example.com,,,\"..\\evil\a, AI\"\n" +
 		"Fourth,@mention,,,,\n"
-	ts.mustUpload(200, "/api/project/csv", []byte(projects), map[string]string{"hasHeader": "1"}, &res)
+	ts.mustUploadCSV(200, "/api/project/csv", []byte(projects), map[string]string{"hasHeader": "1"}, &res)
 	return ts
 }
 
 func TestExportJudges(t *testing.T) {
 	ts := exportFixture(t)
 	// A login sets last_activity; the others stay "never".
-	js := ts.judges()
+	js := ts.judgeList()
 	ts.login(js[1].Code)
 	var list []engine.JudgeView
 	ts.must(200, "GET", "/api/judge/list", nil, asAdmin, &list)
 
 	rows := ts.getCSV("/api/admin/export/judges", "judges.csv")
-	sameRow(t, "header", rows[0], []string{"Name", "Email", "Code", "Track", "Group", "Active", "ReadWelcome", "Seen", "Notes", "LastActivity"})
+	sameCells(t, "header", rows[0], []string{"Name", "Email", "Code", "Track", "Group", "Active", "ReadWelcome", "Seen", "Notes", "LastActivity"})
 	if len(rows) != 1+len(list) {
 		t.Fatalf("%d rows for %d judges", len(rows), len(list))
 	}
@@ -126,11 +126,11 @@ func TestExportJudges(t *testing.T) {
 	wantNotes := []string{"'=1+1", "likes robots", "'-5 stars", "'+plus", "'CR notes"} // a lone CR is dropped by encoding/csv's CRLF writer
 	for i, j := range list {
 		r := rows[i+1]
-		sameRow(t, "judge "+j.Name, r[:9], []string{
+		sameCells(t, "judge "+j.Name, r[:9], []string{
 			wantNames[i], j.Email, j.Code, j.Track, strconv.Itoa(j.Group), strconv.FormatBool(j.Active),
 			strconv.FormatBool(j.ReadWelcome), strconv.Itoa(j.Seen), wantNotes[i],
 		})
-		wantTime(t, r[9], j.LastActivity)
+		wantExportTime(t, r[9], j.LastActivity)
 	}
 	if list[1].LastActivity == 0 || rows[2][9] == "" {
 		t.Errorf("logged-in judge has no last activity: %d %q", list[1].LastActivity, rows[2][9])
@@ -139,9 +139,9 @@ func TestExportJudges(t *testing.T) {
 
 func TestExportProjects(t *testing.T) {
 	ts := exportFixture(t)
-	list := ts.projects()
+	list := ts.projectList()
 	rows := ts.getCSV("/api/admin/export/projects", "projects.csv")
-	sameRow(t, "header", rows[0], []string{"Name", "Table", "Group", "Description", "URL", "TryLink", "VideoLink", "ChallengeList", "Seen", "Score", "Stars", "Mu", "Active", "Prioritized", "LastActivity"})
+	sameCells(t, "header", rows[0], []string{"Name", "Table", "Group", "Description", "URL", "TryLink", "VideoLink", "ChallengeList", "Seen", "Score", "Stars", "Mu", "Active", "Prioritized", "LastActivity"})
 	if len(rows) != 1+len(list) {
 		t.Fatalf("%d rows for %d projects", len(rows), len(list))
 	}
@@ -156,7 +156,7 @@ func TestExportProjects(t *testing.T) {
 		id, _ := engine.ParseID(p.ID)
 		var mu float64
 		ts.Node.Read(func(st *engine.State) { mu = st.ScoreOf(id).Mu })
-		sameRow(t, "project "+p.Name, r[:14], []string{
+		sameCells(t, "project "+p.Name, r[:14], []string{
 			want[i].name, strconv.Itoa(p.Location), strconv.Itoa(p.Group), want[i].desc, p.URL, p.TryLink, p.VideoLink,
 			want[i].challenges, strconv.Itoa(p.Seen), strconv.Itoa(p.Score), strconv.Itoa(p.Stars),
 			strconv.FormatFloat(mu, 'f', -1, 64), strconv.FormatBool(p.Active), strconv.FormatBool(p.Prioritized),
@@ -164,15 +164,15 @@ func TestExportProjects(t *testing.T) {
 		if _, err := strconv.ParseFloat(r[11], 64); err != nil {
 			t.Errorf("Mu %q is not a number", r[11])
 		}
-		wantTime(t, r[14], p.LastActivity)
+		wantExportTime(t, r[14], p.LastActivity)
 	}
 }
 
 func TestExportRankings(t *testing.T) {
 	ts := exportFixture(t)
-	list := ts.judges()
+	list := ts.judgeList()
 	rows := ts.getCSV("/api/admin/export/rankings", "rankings.csv")
-	sameRow(t, "header", rows[0], []string{"JudgeName", "JudgeCode", "Track", "Ranked", "Unranked"})
+	sameCells(t, "header", rows[0], []string{"JudgeName", "JudgeCode", "Track", "Ranked", "Unranked"})
 	if len(rows) != 1+len(list) {
 		t.Fatalf("%d rows for %d judges", len(rows), len(list))
 	}
@@ -182,7 +182,7 @@ func TestExportRankings(t *testing.T) {
 			name = "'" + name
 		}
 		// Nobody has judged yet: both lists are empty.
-		sameRow(t, "judge "+j.Name, rows[i+1], []string{name, j.Code, j.Track, "", ""})
+		sameCells(t, "judge "+j.Name, rows[i+1], []string{name, j.Code, j.Track, "", ""})
 	}
 }
 
@@ -224,13 +224,13 @@ func TestRankingRows(t *testing.T) {
 		t.Fatalf("rows %q", rows)
 	}
 	for i := range want {
-		sameRow(t, "ranking row", rows[i], want[i])
+		sameCells(t, "ranking row", rows[i], want[i])
 	}
 }
 
 func TestExportChallengesZip(t *testing.T) {
 	ts := exportFixture(t)
-	resp, b := ts.getRaw("/api/admin/export/challenges")
+	resp, b := ts.getExport("/api/admin/export/challenges")
 	if ct := resp.Header.Get("Content-Type"); ct != "application/zip" {
 		t.Errorf("Content-Type %q", ct)
 	}
@@ -288,14 +288,14 @@ func TestExportChallengesZip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		rows := parseCSV(t, data)
-		sameRow(t, name+" header", rows[0], all[0])
+		rows := parseExportCSV(t, data)
+		sameCells(t, name+" header", rows[0], all[0])
 		if len(rows)-1 != len(wantFiles[i].projects) {
 			t.Errorf("%s (%s): %d projects, want %d", name, wantFiles[i].challenge, len(rows)-1, len(wantFiles[i].projects))
 			continue
 		}
 		for k, p := range wantFiles[i].projects {
-			sameRow(t, name+" row", rows[k+1], byName[p])
+			sameCells(t, name+" row", rows[k+1], byName[p])
 		}
 	}
 	if zr.File[0].Name != "_etc_passwd.csv" || zr.File[1].Name != "_evil_.csv" || zr.File[3].Name != "_CON.csv" || zr.File[4].Name != "ai (2).csv" {
@@ -326,5 +326,5 @@ func TestZipEntryNames(t *testing.T) {
 	}
 	used := map[string]bool{}
 	got := []string{uniqueName("AI", used), uniqueName("ai", used), uniqueName("AI", used)}
-	sameRow(t, "unique names", got, []string{"AI.csv", "ai (2).csv", "AI (3).csv"})
+	sameCells(t, "unique names", got, []string{"AI.csv", "ai (2).csv", "AI (3).csv"})
 }

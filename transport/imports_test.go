@@ -13,7 +13,7 @@ import (
 )
 
 // upload posts a multipart form with the file in field "csv" plus the given fields.
-func (ts *testServer) upload(path string, file []byte, fields map[string]string, a auth) (int, []byte) {
+func (ts *testServer) uploadCSV(path string, file []byte, fields map[string]string, a auth) (int, []byte) {
 	ts.t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
@@ -51,10 +51,10 @@ func (ts *testServer) upload(path string, file []byte, fields map[string]string,
 	return resp.StatusCode, out
 }
 
-// mustUpload uploads and fails unless the status is want; it decodes the answer.
-func (ts *testServer) mustUpload(want int, path string, file []byte, fields map[string]string, out any) []byte {
+// mustUploadCSV uploads and fails unless the status is want; it decodes the answer.
+func (ts *testServer) mustUploadCSV(want int, path string, file []byte, fields map[string]string, out any) []byte {
 	ts.t.Helper()
-	code, b := ts.upload(path, file, fields, asAdmin)
+	code, b := ts.uploadCSV(path, file, fields, asAdmin)
 	if code != want {
 		ts.t.Fatalf("POST %s: status %d, want %d; body %s", path, code, want, b)
 	}
@@ -66,14 +66,14 @@ func (ts *testServer) mustUpload(want int, path string, file []byte, fields map[
 	return b
 }
 
-// errMsg returns the "error" of a JSON error body ("" if there is none).
-func errMsg(b []byte) string {
+// errorText returns the "error" of a JSON error body ("" if there is none).
+func errorText(b []byte) string {
 	var e struct{ Error string }
 	_ = json.Unmarshal(b, &e)
 	return e.Error
 }
 
-func fixture(t *testing.T, name string) []byte {
+func csvFixture(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
@@ -117,14 +117,14 @@ type listedProject struct {
 	LastActivity  int64    `json:"last_activity"`
 }
 
-func (ts *testServer) judges() []listedJudge {
+func (ts *testServer) judgeList() []listedJudge {
 	ts.t.Helper()
 	var out []listedJudge
 	ts.must(200, "GET", "/api/judge/list", nil, asAdmin, &out)
 	return out
 }
 
-func (ts *testServer) projects() []listedProject {
+func (ts *testServer) projectList() []listedProject {
 	ts.t.Helper()
 	var out []listedProject
 	ts.must(200, "GET", "/api/project/list", nil, asAdmin, &out)
@@ -134,11 +134,11 @@ func (ts *testServer) projects() []listedProject {
 func TestImportJudgesCSV(t *testing.T) {
 	ts := startServer(t)
 	var res importResult
-	ts.mustUpload(200, "/api/judge/csv", fixture(t, "judges.csv"), map[string]string{"hasHeader": "TRUE", "noSend": "1"}, &res)
+	ts.mustUploadCSV(200, "/api/judge/csv", csvFixture(t, "judges.csv"), map[string]string{"hasHeader": "TRUE", "noSend": "1"}, &res)
 	if res.OK != 1 || res.Added != 4 {
 		t.Fatalf("result %+v", res)
 	}
-	js := ts.judges()
+	js := ts.judgeList()
 	want := []listedJudge{
 		{Name: "Ada Lovelace", Email: "ada@example.com", Notes: `Prefers hardware, "analytical" projects`},
 		{Name: "Grace Hopper", Email: "grace@example.com"},
@@ -166,20 +166,20 @@ func TestImportJudgesCSV(t *testing.T) {
 		t.Errorf("groups not balanced: %v", groups)
 	}
 	// A header-less file with a blank line in the middle.
-	ts.mustUpload(200, "/api/judge/csv", fixture(t, "judges_noheader.csv"), map[string]string{"noSend": "true"}, &res)
+	ts.mustUploadCSV(200, "/api/judge/csv", csvFixture(t, "judges_noheader.csv"), map[string]string{"noSend": "true"}, &res)
 	if res.Added != 2 {
 		t.Fatalf("no-header import added %d", res.Added)
 	}
-	js = ts.judges()
+	js = ts.judgeList()
 	if len(js) != 6 || js[4].Name != "Linus Torvalds" || js[5].Name != "Margaret Hamilton" || js[5].Notes != "Apollo" {
 		t.Fatalf("judges after second import: %+v", js)
 	}
 	// The same file again: every email exists; the first row is named, nothing added.
-	code, b := ts.upload("/api/judge/csv", fixture(t, "judges_noheader.csv"), map[string]string{"noSend": "1"}, asAdmin)
+	code, b := ts.uploadCSV("/api/judge/csv", csvFixture(t, "judges_noheader.csv"), map[string]string{"noSend": "1"}, asAdmin)
 	if code != 400 || !strings.Contains(string(b), "row 1:") || !strings.Contains(string(b), "linus@example.com") {
 		t.Fatalf("duplicate import: %d %s", code, b)
 	}
-	if n := len(ts.judges()); n != 6 {
+	if n := len(ts.judgeList()); n != 6 {
 		t.Fatalf("duplicate import changed the judges: %d", n)
 	}
 }
@@ -202,17 +202,17 @@ func TestImportJudgesBadRowIsAtomic(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, b := ts.upload("/api/judge/csv", []byte(tc.file), map[string]string{"hasHeader": tc.header, "noSend": "1"}, asAdmin)
-			if code != 400 || !strings.Contains(errMsg(b), tc.want) {
+			code, b := ts.uploadCSV("/api/judge/csv", []byte(tc.file), map[string]string{"hasHeader": tc.header, "noSend": "1"}, asAdmin)
+			if code != 400 || !strings.Contains(errorText(b), tc.want) {
 				t.Fatalf("status %d body %s, want 400 containing %q", code, b, tc.want)
 			}
-			if n := len(ts.judges()); n != 0 {
+			if n := len(ts.judgeList()); n != 0 {
 				t.Fatalf("a refused import added %d judges", n)
 			}
 		})
 	}
 	// The fixture file names the right row too.
-	code, b := ts.upload("/api/judge/csv", fixture(t, "judges_bad_email.csv"), map[string]string{"hasHeader": "1"}, asAdmin)
+	code, b := ts.uploadCSV("/api/judge/csv", csvFixture(t, "judges_bad_email.csv"), map[string]string{"hasHeader": "1"}, asAdmin)
 	if code != 400 || !strings.Contains(string(b), "row 4:") {
 		t.Fatalf("fixture: %d %s", code, b)
 	}
@@ -222,12 +222,12 @@ func TestImportUploadErrors(t *testing.T) {
 	ts := startServer(t)
 	for _, path := range []string{"/api/judge/csv", "/api/project/csv", "/api/project/submissions", "/api/project/devpost"} {
 		// Not an admin.
-		if code, _ := ts.upload(path, []byte("a,b@c.de\n"), nil, anon); code != 401 {
+		if code, _ := ts.uploadCSV(path, []byte("a,b@c.de\n"), nil, anon); code != 401 {
 			t.Errorf("%s anonymous: %d", path, code)
 		}
 		// No file.
-		code, b := ts.upload(path, nil, map[string]string{"hasHeader": "1"}, asAdmin)
-		if code != 400 || !strings.Contains(errMsg(b), `"csv"`) {
+		code, b := ts.uploadCSV(path, nil, map[string]string{"hasHeader": "1"}, asAdmin)
+		if code != 400 || !strings.Contains(errorText(b), `"csv"`) {
 			t.Errorf("%s without file: %d %s", path, code, b)
 		}
 		// Not multipart at all.
@@ -242,11 +242,11 @@ func TestImportProjectsCSV(t *testing.T) {
 	ts := startServer(t)
 	ts.addProject("Existing", "")
 	var res importResult
-	ts.mustUpload(200, "/api/project/csv", fixture(t, "projects.csv"), map[string]string{"hasHeader": "true"}, &res)
+	ts.mustUploadCSV(200, "/api/project/csv", csvFixture(t, "projects.csv"), map[string]string{"hasHeader": "true"}, &res)
 	if res.Added != 4 || res.Skipped == nil || *res.Skipped != 0 {
 		t.Fatalf("result %+v", res)
 	}
-	ps := ts.projects()
+	ps := ts.projectList()
 	if len(ps) != 5 {
 		t.Fatalf("projects: %+v", ps)
 	}
@@ -272,12 +272,12 @@ func TestImportProjectsCSV(t *testing.T) {
 		{"A,d,,ftp://x.example.com\n", "", "row 1: try_link must be"},
 	}
 	for _, tc := range cases {
-		code, b := ts.upload("/api/project/csv", []byte(tc.file), map[string]string{"hasHeader": tc.header}, asAdmin)
+		code, b := ts.uploadCSV("/api/project/csv", []byte(tc.file), map[string]string{"hasHeader": tc.header}, asAdmin)
 		if code != 400 || !strings.Contains(string(b), tc.want) {
 			t.Errorf("status %d body %s, want 400 containing %q", code, b, tc.want)
 		}
 	}
-	if n := len(ts.projects()); n != 5 {
+	if n := len(ts.projectList()); n != 5 {
 		t.Fatalf("refused imports changed the projects: %d", n)
 	}
 }
@@ -285,11 +285,11 @@ func TestImportProjectsCSV(t *testing.T) {
 func TestImportSubmissions(t *testing.T) {
 	ts := startServer(t)
 	var res importResult
-	ts.mustUpload(200, "/api/project/submissions", fixture(t, "submissions.csv"), nil, &res)
+	ts.mustUploadCSV(200, "/api/project/submissions", csvFixture(t, "submissions.csv"), nil, &res)
 	if res.Added != 4 || res.Skipped == nil || *res.Skipped != 2 {
 		t.Fatalf("result %+v", res)
 	}
-	ps := ts.projects()
+	ps := ts.projectList()
 	if len(ps) != 4 {
 		t.Fatalf("projects %+v", ps)
 	}
@@ -322,33 +322,33 @@ func TestImportSubmissions(t *testing.T) {
 		t.Errorf("public list has %d projects", len(pub))
 	}
 	// The alias route imports the same file again (new tables 5..8).
-	ts.mustUpload(200, "/api/project/devpost", fixture(t, "submissions.csv"), map[string]string{"hasHeader": "false"}, &res)
-	if res.Added != 4 || ts.projects()[7].Location != 8 {
+	ts.mustUploadCSV(200, "/api/project/devpost", csvFixture(t, "submissions.csv"), map[string]string{"hasHeader": "false"}, &res)
+	if res.Added != 4 || ts.projectList()[7].Location != 8 {
 		t.Fatalf("alias import: %+v", res)
 	}
 }
 
 func TestImportSubmissionsErrors(t *testing.T) {
 	ts := startServer(t)
-	code, b := ts.upload("/api/project/submissions", fixture(t, "submissions_no_title.csv"), nil, asAdmin)
+	code, b := ts.uploadCSV("/api/project/submissions", csvFixture(t, "submissions_no_title.csv"), nil, asAdmin)
 	if code != 400 || !strings.Contains(string(b), "Project Title") {
 		t.Fatalf("no title column: %d %s", code, b)
 	}
 	// Row 2 spans three lines, row 3 is a Draft with a bad URL (skipped), row 4 is bad.
-	code, b = ts.upload("/api/project/submissions", fixture(t, "submissions_bad_row.csv"), nil, asAdmin)
+	code, b = ts.uploadCSV("/api/project/submissions", csvFixture(t, "submissions_bad_row.csv"), nil, asAdmin)
 	if code != 400 || !strings.Contains(string(b), "row 4: url must be") {
 		t.Fatalf("bad row: %d %s", code, b)
 	}
-	code, b = ts.upload("/api/project/submissions", []byte("Project Title,Project Status\n\"unterminated,Submitted\n"), nil, asAdmin)
+	code, b = ts.uploadCSV("/api/project/submissions", []byte("Project Title,Project Status\n\"unterminated,Submitted\n"), nil, asAdmin)
 	if code != 400 || !strings.Contains(string(b), "row 2: malformed CSV") {
 		t.Fatalf("bad quotes: %d %s", code, b)
 	}
-	if n := len(ts.projects()); n != 0 {
+	if n := len(ts.projectList()); n != 0 {
 		t.Fatalf("refused imports added %d projects", n)
 	}
 	// Only drafts: nothing to add, the drafts are counted.
 	var res importResult
-	ts.mustUpload(200, "/api/project/submissions", []byte("Project Title,Project Status\nA,Draft\nB,Draft\n"), nil, &res)
+	ts.mustUploadCSV(200, "/api/project/submissions", []byte("Project Title,Project Status\nA,Draft\nB,Draft\n"), nil, &res)
 	if res.Added != 0 || res.Skipped == nil || *res.Skipped != 2 {
 		t.Fatalf("drafts only: %+v", res)
 	}

@@ -13,11 +13,11 @@ import (
 	"podium/engine"
 )
 
-type qrCode struct {
+type qrCodeResp struct {
 	QRCode *string `json:"qr_code"`
 }
 
-type okResp struct {
+type qrOKResp struct {
 	OK   int    `json:"ok"`
 	Code string `json:"code"`
 }
@@ -37,7 +37,7 @@ func urlSafeSecret(t *testing.T, s string) {
 // fetchPNG downloads a QR image as admin and decodes it.
 func (ts *testServer) fetchPNG(path string) []byte {
 	ts.t.Helper()
-	resp, b := ts.getRaw(path)
+	resp, b := ts.getExport(path)
 	if ct := resp.Header.Get("Content-Type"); ct != "image/png" {
 		ts.t.Errorf("%s Content-Type %q", path, ct)
 	}
@@ -57,12 +57,12 @@ func TestQRGeneral(t *testing.T) {
 	tok := ts.login(jcode)
 
 	// Nothing generated yet: "" and an empty code never matches.
-	var q qrCode
+	var q qrCodeResp
 	ts.must(200, "GET", "/api/admin/qr", nil, asAdmin, &q)
 	if q.QRCode == nil || *q.QRCode != "" {
 		t.Fatalf("initial qr_code %v", q.QRCode)
 	}
-	var ok okResp
+	var ok qrOKResp
 	ts.must(200, "POST", "/api/qr/check", map[string]string{"code": ""}, anon, &ok)
 	if ok.OK != 0 {
 		t.Fatal("empty code matched the empty secret")
@@ -111,7 +111,7 @@ func TestQRGeneral(t *testing.T) {
 	if ok.OK != 1 || len(ok.Code) != 8 {
 		t.Fatalf("add answered %+v", ok)
 	}
-	js := ts.judges()
+	js := ts.judgeList()
 	last := js[len(js)-1]
 	if last.Name != "Quinn" || last.Email != "quinn@example.com" || last.Notes != "scanned" || last.Code != ok.Code || last.Track != "" {
 		t.Fatalf("new judge %+v", last)
@@ -129,7 +129,7 @@ func TestQRGeneral(t *testing.T) {
 		t.Fatal("unknown track matched")
 	}
 	ts.must(200, "POST", "/api/qr/add", map[string]string{"name": "Gen", "email": "gen@example.com", "code": secret, "track": "NoSuchTrack"}, anon, &ok)
-	js = ts.judges()
+	js = ts.judgeList()
 	if last := js[len(js)-1]; last.Name != "Gen" || last.Track != "" {
 		t.Fatalf("general signup with a track name: %+v", last)
 	}
@@ -163,12 +163,12 @@ func TestQRGeneral(t *testing.T) {
 
 func TestQRSurvivesRestart(t *testing.T) {
 	ts := startServer(t)
-	var q qrCode
+	var q qrCodeResp
 	ts.must(200, "POST", "/api/admin/qr", nil, asAdmin, &q)
 	dir := ts.Dir
 	ts.Stop()
 	ts2 := startServerIn(t, dir)
-	var q2 qrCode
+	var q2 qrCodeResp
 	ts2.must(200, "GET", "/api/admin/qr", nil, asAdmin, &q2)
 	if *q2.QRCode != *q.QRCode {
 		t.Fatalf("after restart %q, before %q", *q2.QRCode, *q.QRCode)
