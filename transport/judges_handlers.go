@@ -52,6 +52,8 @@ func (s *Server) newJudge(c *fiber.Ctx) error {
 	res, err := s.submit(c, &engine.CreateJudges{
 		Judges: []engine.NewJudge{{Name: *req.Name, Email: *req.Email, Notes: req.Notes, Track: req.Track}},
 		Codes:  newLoginCodes(1),
+		// A duplicate email conflicts with current state (SPEC §1): 409.
+		DuplicateIsConflict: true,
 	})
 	if err != nil {
 		return err
