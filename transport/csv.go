@@ -132,35 +132,53 @@ func parseJudgesCSV(data []byte, hasHeader bool, tracks []string, emails map[str
 	out := &judgeImport{judges: make([]engine.NewJudge, 0, len(rows)), rows: make([]int, 0, len(rows))}
 	seen := make(map[string]int, len(rows))
 	for _, r := range rows {
-		if len(r.cells) < 2 {
-			return nil, rowError(r.num, "expected at least 2 columns (name, email), got %d", len(r.cells))
+		if err := checkJudgeRow(r, tracks, emails, seen, out); err != nil {
+			return nil, headerHint(err, r.num, hasHeader)
 		}
-		nj := engine.NewJudge{Name: r.cell(0), Email: r.cell(1), Track: r.cell(2), Notes: r.cell(3)}
-		if err := csvCheckName("name", nj.Name); err != nil {
-			return nil, rowError(r.num, "%v", err)
-		}
-		if !engine.ValidEmail(nj.Email) {
-			return nil, rowError(r.num, "email %q is not a valid address", nj.Email)
-		}
-		if utf8.RuneCountInString(nj.Notes) > engine.MaxNotesLen {
-			return nil, rowError(r.num, "notes are longer than %d characters", engine.MaxNotesLen)
-		}
-		if nj.Track != "" && !csvHasTrack(tracks, nj.Track) {
-			return nil, rowError(r.num, "track %q does not exist", nj.Track)
-		}
-		nj.Track = csvTrackName(tracks, nj.Track)
-		key := strings.ToLower(nj.Email)
-		if emails[key] {
-			return nil, rowError(r.num, "a judge with email %s already exists", nj.Email)
-		}
-		if first, dup := seen[key]; dup {
-			return nil, rowError(r.num, "email %s is also in row %d", nj.Email, first)
-		}
-		seen[key] = r.num
-		out.judges = append(out.judges, nj)
-		out.rows = append(out.rows, r.num)
 	}
 	return out, nil
+}
+
+// checkJudgeRow checks one judges CSV row and appends it to out.
+func checkJudgeRow(r csvRow, tracks []string, emails map[string]bool, seen map[string]int, out *judgeImport) error {
+	if len(r.cells) < 2 {
+		return rowError(r.num, "expected at least 2 columns (name, email), got %d", len(r.cells))
+	}
+	nj := engine.NewJudge{Name: r.cell(0), Email: r.cell(1), Track: r.cell(2), Notes: r.cell(3)}
+	if err := csvCheckName("name", nj.Name); err != nil {
+		return rowError(r.num, "%v", err)
+	}
+	if !engine.ValidEmail(nj.Email) {
+		return rowError(r.num, "email %q is not a valid address", nj.Email)
+	}
+	if utf8.RuneCountInString(nj.Notes) > engine.MaxNotesLen {
+		return rowError(r.num, "notes are longer than %d characters", engine.MaxNotesLen)
+	}
+	if nj.Track != "" && !csvHasTrack(tracks, nj.Track) {
+		return rowError(r.num, "track %q does not exist", nj.Track)
+	}
+	nj.Track = csvTrackName(tracks, nj.Track)
+	key := strings.ToLower(nj.Email)
+	if emails[key] {
+		return rowError(r.num, "a judge with email %s already exists", nj.Email)
+	}
+	if first, dup := seen[key]; dup {
+		return rowError(r.num, "email %s is also in row %d", nj.Email, first)
+	}
+	seen[key] = r.num
+	out.judges = append(out.judges, nj)
+	out.rows = append(out.rows, r.num)
+	return nil
+}
+
+// headerHint adds a hint to an error in row 1 of a file uploaded without hasHeader:
+// the row is most likely a header.
+func headerHint(err error, row int, hasHeader bool) error {
+	var he *httpError
+	if row != 1 || hasHeader || !errors.As(err, &he) {
+		return err
+	}
+	return badRequest("%s (if row 1 is a header row, upload with hasHeader=true)", he.msg)
 }
 
 // projectImport is a parsed projects CSV or submission export.
@@ -195,7 +213,7 @@ func parseProjectsCSV(data []byte, hasHeader bool) (*projectImport, error) {
 			ChallengeList: engine.SplitChallenges(r.cell(5)),
 		}
 		if err := engine.CheckProject(&np); err != nil {
-			return nil, rowError(r.num, "%s", err.Msg)
+			return nil, headerHint(rowError(r.num, "%s", err.Msg), r.num, hasHeader)
 		}
 		out.projects = append(out.projects, np)
 		out.rows = append(out.rows, r.num)

@@ -198,6 +198,7 @@ func TestImportJudgesBadRowIsAtomic(t *testing.T) {
 		{"not utf-8", "A,a@example.com\nB\xe9,b@example.com\n", "", "row 2: the file is not valid UTF-8"},
 		{"header only", "name,email\n", "1", "no data rows"},
 		{"empty", "", "", "no data rows"},
+		{"header without hasHeader", "Name,Email\nA,a@example.com\n", "false", `row 1: email "Email" is not a valid address (if row 1 is a header row, upload with hasHeader=true)`},
 		{"long name", "A,a@example.com\n" + strings.Repeat("x", 201) + ",b@example.com\n", "", "row 2: name is longer"},
 	}
 	for _, tc := range cases {
@@ -269,7 +270,8 @@ func TestImportProjectsCSV(t *testing.T) {
 		{"name,description,url\nA,d,https://a.example.com\nB,d,javascript:alert(1)\n", "1", "row 3: url must be"},
 		{"A,d,https://a.example.com\n\"B\nmulti\",d,https://b.example.com\n,d,\n", "0", "row 3: name is required"},
 		{"A,d\n", "", "row 1: expected at least 3 columns"},
-		{"A,d,,ftp://x.example.com\n", "", "row 1: try_link must be"},
+		{"A,d,,ftp://x.example.com\n", "1x", "row 1: try_link must be"},
+		{"name,description,url\nA,d,https://a.example.com\n", "", "row 1: url must be empty or an absolute http(s) URL (if row 1 is a header row, upload with hasHeader=true)"},
 	}
 	for _, tc := range cases {
 		code, b := ts.uploadCSV("/api/project/csv", []byte(tc.file), map[string]string{"hasHeader": tc.header}, asAdmin)
