@@ -40,8 +40,7 @@ func (cmd *SetQRCode) apply(s *State, c *Ctx) (any, error) {
 		s.Options.TrackQRCodes[cmd.Track] = cmd.Secret
 		c.logf("generated a new QR join code for track %s", cmd.Track)
 	}
-	s.Options.Ref++
-	c.changed("options")
+	s.bumpOptionsRef(c)
 	return cmd.Secret, nil
 }
 
