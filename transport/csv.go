@@ -52,6 +52,7 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 func readCSV(data []byte) ([]csvRow, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	r := csv.NewReader(bytes.NewReader(data))
+	r.Comma = sniffDelimiter(data)
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = false
 	var rows []csvRow
@@ -91,6 +92,39 @@ func readCSV(data []byte) ([]csvRow, error) {
 		rows = append(rows, csvRow{num: row, cells: rec})
 	}
 	return rows, nil
+}
+
+// sniffDelimiter picks the separator of the first line: a comma, unless that line has
+// no comma outside quotes but has semicolons (spreadsheets in locales that write decimal
+// commas) or tabs.
+func sniffDelimiter(data []byte) rune {
+	var counts [256]int
+	quoted := false
+	for _, b := range data {
+		if b == '"' {
+			quoted = !quoted
+			continue
+		}
+		if quoted {
+			continue
+		}
+		if b == '\n' {
+			if counts[','] > 0 || counts[';'] > 0 || counts['\t'] > 0 {
+				break
+			}
+			continue
+		}
+		counts[b]++
+	}
+	switch {
+	case counts[','] > 0:
+		return ','
+	case counts[';'] > 0:
+		return ';'
+	case counts['\t'] > 0:
+		return '\t'
+	}
+	return ','
 }
 
 // dataRows drops the header (when there is one) and blank rows. It refuses a file

@@ -376,6 +376,33 @@ func TestCSVRowNumbers(t *testing.T) {
 	}
 }
 
+func TestCSVDelimiters(t *testing.T) {
+	cases := map[string][]string{
+		"a,b;c\n":                {"a", "b;c"},
+		"a;b;\"c,d\"\n":          {"a", "b", "c,d"},
+		"a\tb\tc\n":              {"a", "b", "c"},
+		"\"x,y\";z\n":             {"x,y", "z"},
+		"single\na;b\n":          {"single"},
+		"name;email\r\nA;a@b.co": {"name", "email"},
+	}
+	for in, want := range cases {
+		rows, err := readCSV([]byte(in))
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if strings.Join(rows[0].cells, "|") != strings.Join(want, "|") {
+			t.Errorf("%q: first row %q, want %q", in, rows[0].cells, want)
+		}
+	}
+	// A semicolon-separated judges file from a spreadsheet in a decimal-comma locale.
+	ts := startServer(t)
+	var res importResult
+	ts.mustUploadCSV(200, "/api/judge/csv", []byte("Name;Email;Track;Notes\r\nAnna;anna@example.com;;likes 3,5 inch floppies\r\n"), map[string]string{"hasHeader": "1", "noSend": "1"}, &res)
+	if js := ts.judgeList(); res.Added != 1 || js[0].Name != "Anna" || js[0].Notes != "likes 3,5 inch floppies" {
+		t.Fatalf("semicolon import: %+v %+v", res, js)
+	}
+}
+
 func TestImportURLAndLinks(t *testing.T) {
 	cases := map[string]string{
 		"github.com/x/y":         "https://github.com/x/y",
