@@ -381,7 +381,7 @@ func TestCSVDelimiters(t *testing.T) {
 		"a,b;c\n":                {"a", "b;c"},
 		"a;b;\"c,d\"\n":          {"a", "b", "c,d"},
 		"a\tb\tc\n":              {"a", "b", "c"},
-		"\"x,y\";z\n":             {"x,y", "z"},
+		"\"x,y\";z\n":            {"x,y", "z"},
 		"single\na;b\n":          {"single"},
 		"name;email\r\nA;a@b.co": {"name", "email"},
 	}
