@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"fmt"
 	"mime"
@@ -56,6 +57,12 @@ func WithMailRetry(attempts int, backoff time.Duration) Option {
 	}
 }
 
+// withMailTLS sets the TLS settings for the SMTP connection (tests trust their own
+// certificate with it); ServerName is always SMTP_HOST.
+func withMailTLS(cfg *tls.Config) Option {
+	return func(s *Server) { s.ext.mail.tls = cfg }
+}
+
 // Defaults of the outbox.
 const (
 	defaultMailAttempts = 5
@@ -67,6 +74,7 @@ type mailSettings struct {
 	obs      MailObserver
 	attempts int
 	backoff  time.Duration
+	tls      *tls.Config
 	outbox   *outbox
 }
 
@@ -83,6 +91,9 @@ func (s *Server) startOutbox() {
 		m.backoff = defaultMailBackoff
 	}
 	m.outbox = newOutbox(s.cfg.SMTP, s.cfg.PublicURL, m.obs, m.attempts, m.backoff, s.node, s.log)
+	if m.tls != nil {
+		m.outbox.tls = m.tls.Clone()
+	}
 	go m.outbox.run()
 	s.onShutdown(m.outbox.stop)
 }

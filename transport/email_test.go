@@ -2,8 +2,15 @@ package transport
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
 	"io"
+	"math/big"
 	"mime"
 	"mime/quotedprintable"
 	"net"
@@ -76,6 +83,7 @@ type received struct {
 	to   []string
 	data []byte
 	user string
+	tls  bool // the message came over a TLS connection
 }
 
 // smtpServer is a real SMTP server (go-smtp) on 127.0.0.1 for the tests.
@@ -91,18 +99,24 @@ type smtpServer struct {
 	gate     chan struct{}    // when set, DATA waits for it
 	user     string           // required PLAIN user ("" = no auth)
 	password string
+	srv      *smtpd.Server
 }
 
-func startSMTP(t *testing.T) *smtpServer {
+// startSMTP starts the server after applying the configuration functions.
+func startSMTP(t *testing.T, configure ...func(*smtpServer)) *smtpServer {
 	t.Helper()
 	s := &smtpServer{msgs: make(chan received, 100)}
 	srv := smtpd.NewServer(smtpd.BackendFunc(func(c *smtpd.Conn) (smtpd.Session, error) {
-		return &smtpSessionT{srv: s}, nil
+		return &smtpSessionT{srv: s, conn: c}, nil
 	}))
+	s.srv = srv
 	srv.Domain = "localhost"
 	srv.AllowInsecureAuth = true
 	srv.ReadTimeout = 10 * time.Second
 	srv.WriteTimeout = 10 * time.Second
+	for _, f := range configure {
+		f(s)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -133,6 +147,7 @@ func (s *smtpServer) await(t *testing.T) received {
 
 type smtpSessionT struct {
 	srv  *smtpServer
+	conn *smtpd.Conn
 	from string
 	to   []string
 	user string
@@ -181,7 +196,8 @@ func (s *smtpSessionT) Data(r io.Reader) error {
 	if gate != nil {
 		<-gate
 	}
-	s.srv.msgs <- received{from: s.from, to: s.to, data: b, user: s.user}
+	_, isTLS := s.conn.TLSConnectionState()
+	s.srv.msgs <- received{from: s.from, to: s.to, data: b, user: s.user, tls: isTLS}
 	return nil
 }
 
@@ -243,8 +259,7 @@ func (ts *testServer) loginCodeOf(email string) string {
 }
 
 func TestEmailLoginCode(t *testing.T) {
-	smtp := startSMTP(t)
-	smtp.user, smtp.password = "mailer", "s3cret"
+	smtp := startSMTP(t, func(s *smtpServer) { s.user, s.password = "mailer", "s3cret" })
 	obs := newMailCounter()
 	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(3, 10*time.Millisecond))
 
@@ -307,8 +322,7 @@ func TestEmailLoginCode(t *testing.T) {
 }
 
 func TestEmailRetryDelivers(t *testing.T) {
-	smtp := startSMTP(t)
-	smtp.failNext, smtp.failWith = 2, errBusy
+	smtp := startSMTP(t, func(s *smtpServer) { s.failNext, s.failWith = 2, errBusy })
 	obs := newMailCounter()
 	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(4, 5*time.Millisecond))
 	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Retry", "email": "retry@example.com"}, asAdmin, nil)
@@ -369,6 +383,64 @@ func TestEmailGivesUp(t *testing.T) {
 	}
 }
 
+// TestEmailSTARTTLS: a server that offers STARTTLS and accepts AUTH only over TLS gets
+// the credentials and the mail over TLS.
+func TestEmailSTARTTLS(t *testing.T) {
+	cert, pool := selfSignedCert(t)
+	smtp := startSMTP(t, func(s *smtpServer) {
+		s.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+		s.srv.AllowInsecureAuth = false
+		s.user, s.password = "mailer", "s3cret"
+	})
+	obs := newMailCounter()
+	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(2, time.Millisecond), withMailTLS(&tls.Config{RootCAs: pool}))
+	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Tls", "email": "tls@example.com"}, asAdmin, nil)
+	got := smtp.await(t)
+	if !got.tls || got.user != "mailer" || got.to[0] != "tls@example.com" {
+		t.Fatalf("tls %v user %q to %q", got.tls, got.user, got.to)
+	}
+	if ev := obs.await(t); ev != "sent" {
+		t.Fatalf("outcome %s", ev)
+	}
+	// A certificate the client does not trust: nothing is sent.
+	ts2 := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(1, time.Millisecond))
+	ts2.must(200, "POST", "/api/judge/new", map[string]any{"name": "Untrusted", "email": "untrusted@example.com"}, asAdmin, nil)
+	if ev := obs.await(t); ev != "failed" {
+		t.Fatalf("outcome with an untrusted certificate: %s", ev)
+	}
+}
+
+// selfSignedCert makes a certificate for 127.0.0.1 and a pool that trusts it.
+func selfSignedCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(leaf)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
+}
+
 // closedSMTPPort returns a loopback port nothing listens on.
 func closedSMTPPort(t *testing.T) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -383,8 +455,7 @@ func closedSMTPPort(t *testing.T) int {
 // TestEmailNeverBlocksRequests holds the SMTP server inside DATA: requests that create
 // judges still answer while the worker waits.
 func TestEmailNeverBlocksRequests(t *testing.T) {
-	smtp := startSMTP(t)
-	smtp.gate = make(chan struct{})
+	smtp := startSMTP(t, func(s *smtpServer) { s.gate = make(chan struct{}) })
 	obs := newMailCounter()
 	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(2, time.Millisecond))
 	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "First", "email": "first@example.com"}, asAdmin, nil)

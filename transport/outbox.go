@@ -37,6 +37,7 @@ type outbox struct {
 	backoff   time.Duration
 	node      Node
 	log       zerolog.Logger
+	tls       *tls.Config // base TLS settings (nil: system roots)
 
 	mu     sync.Mutex
 	closed bool
@@ -217,7 +218,14 @@ type smtpSession struct {
 func (o *outbox) dial() (*smtpSession, error) {
 	addr := net.JoinHostPort(o.cfg.Host, strconv.Itoa(o.cfg.Port))
 	d := &net.Dialer{Timeout: smtpDialTimeout}
-	tlsCfg := &tls.Config{ServerName: o.cfg.Host, MinVersion: tls.VersionTLS12}
+	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.tls != nil {
+		tlsCfg = o.tls.Clone()
+	}
+	tlsCfg.ServerName = o.cfg.Host
+	if tlsCfg.MinVersion < tls.VersionTLS12 {
+		tlsCfg.MinVersion = tls.VersionTLS12
+	}
 	var conn net.Conn
 	var err error
 	if o.cfg.Port == 465 {
