@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"mime"
@@ -96,6 +97,8 @@ type smtpServer struct {
 	failNext int              // transient failures still to give
 	failWith *smtpd.SMTPError // error for those failures
 	attempts int              // DATA commands seen
+	conns    int              // connections (sessions) opened
+	refuse   string           // recipient refused with 550
 	gate     chan struct{}    // when set, DATA waits for it
 	user     string           // required PLAIN user ("" = no auth)
 	password string
@@ -107,6 +110,9 @@ func startSMTP(t *testing.T, configure ...func(*smtpServer)) *smtpServer {
 	t.Helper()
 	s := &smtpServer{msgs: make(chan received, 100)}
 	srv := smtpd.NewServer(smtpd.BackendFunc(func(c *smtpd.Conn) (smtpd.Session, error) {
+		s.mu.Lock()
+		s.conns++
+		s.mu.Unlock()
 		return &smtpSessionT{srv: s, conn: c}, nil
 	}))
 	s.srv = srv
@@ -174,6 +180,9 @@ func (s *smtpSessionT) Mail(from string, _ *smtpd.MailOptions) error {
 }
 
 func (s *smtpSessionT) Rcpt(to string, _ *smtpd.RcptOptions) error {
+	if s.srv.refuse != "" && to == s.srv.refuse {
+		return &smtpd.SMTPError{Code: 550, EnhancedCode: smtpd.EnhancedCode{5, 1, 1}, Message: "no such user"}
+	}
 	s.to = append(s.to, to)
 	return nil
 }
@@ -439,6 +448,44 @@ func selfSignedCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	pool := x509.NewCertPool()
 	pool.AddCert(leaf)
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
+}
+
+// TestEmailBatchOverFewConnections: a 150-judge import goes out over two connections
+// (renewed after 100 mails), every judge getting its own code; a refused recipient in
+// the middle does not stop the others.
+func TestEmailBatchOverFewConnections(t *testing.T) {
+	smtp := startSMTP(t, func(s *smtpServer) { s.refuse = "judge75@example.com" })
+	obs := newMailCounter()
+	obs.events = make(chan string, 200)
+	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(1, time.Millisecond))
+	var csv strings.Builder
+	for i := 0; i < 150; i++ {
+		fmt.Fprintf(&csv, "Judge %d,judge%d@example.com\n", i, i)
+	}
+	ts.mustUploadCSV(200, "/api/judge/csv", []byte(csv.String()), nil, nil)
+	codes := map[string]string{}
+	for _, j := range ts.judgeList() {
+		codes[j.Email] = j.Code
+	}
+	for i := 0; i < 150; i++ {
+		if i == 75 {
+			continue
+		}
+		got := smtp.await(t)
+		want := fmt.Sprintf("judge%d@example.com", i)
+		if got.to[0] != want || !strings.Contains(parseMail(t, got.data).body, "    "+codes[want]+"\r\n") {
+			t.Fatalf("mail %d to %q, want %s with its code", i, got.to, want)
+		}
+	}
+	for i := 0; i < 150; i++ {
+		obs.await(t)
+	}
+	smtp.mu.Lock()
+	conns := smtp.conns
+	smtp.mu.Unlock()
+	if conns != 2 || obs.sent.Load() != 149 || obs.failed.Load() != 1 {
+		t.Fatalf("%d connections, %d sent, %d failed", conns, obs.sent.Load(), obs.failed.Load())
+	}
 }
 
 // closedSMTPPort returns a loopback port nothing listens on.

@@ -20,10 +20,12 @@ import (
 // judges). A full queue drops the new batch and reports it; it never blocks.
 const outboxCapacity = 1024
 
-// SMTP timeouts.
+// SMTP limits: connection and per-mail timeouts, and how many mails go over one
+// connection before it is renewed (many servers cap messages per connection).
 const (
-	smtpDialTimeout = 10 * time.Second
-	smtpMailTimeout = 60 * time.Second
+	smtpDialTimeout  = 10 * time.Second
+	smtpMailTimeout  = 60 * time.Second
+	smtpMailsPerConn = 100
 )
 
 // outbox sends login-code emails from one worker goroutine: over SMTP with retries and
@@ -154,13 +156,19 @@ func (o *outbox) round(batch []loginMail, attempt int, last bool) []loginMail {
 		retry = append(retry, m)
 	}
 	var sess *smtpSession
+	sessMails := 0
 	defer func() {
 		if sess != nil {
 			sess.close()
 		}
 	}()
 	for i, m := range batch {
+		if sess != nil && sessMails >= smtpMailsPerConn {
+			sess.close()
+			sess = nil
+		}
 		if sess == nil {
+			sessMails = 0
 			var err error
 			if sess, err = o.dial(); err != nil {
 				for _, rest := range batch[i:] {
@@ -169,10 +177,16 @@ func (o *outbox) round(batch []loginMail, attempt int, last bool) []loginMail {
 				return retry
 			}
 		}
+		sessMails++
 		msg := composeLoginMail(o.cfg, o.publicURL, m, time.Now())
 		if err := sess.send(senderAddress(o.cfg, o.publicURL), m.email, msg); err != nil {
-			sess.close()
-			sess = nil
+			// After a refusal the server is still talking: reset and go on; after
+			// anything else the connection is dropped and the next mail redials.
+			var te *textproto.Error
+			if !errors.As(err, &te) || sess.c.Reset() != nil {
+				sess.close()
+				sess = nil
+			}
 			fail(m, err, permanentSMTP(err))
 			continue
 		}
