@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -216,6 +217,54 @@ func TestImportJudgesBadRowIsAtomic(t *testing.T) {
 	code, b := ts.uploadCSV("/api/judge/csv", csvFixture(t, "judges_bad_email.csv"), map[string]string{"hasHeader": "1"}, asAdmin)
 	if code != 400 || !strings.Contains(string(b), "row 4:") {
 		t.Fatalf("fixture: %d %s", code, b)
+	}
+}
+
+// TestConcurrentImportsAreAtomic uploads the same judges file twice at once: both pass
+// the transport checks, the engine takes one whole and refuses the other whole.
+func TestConcurrentImportsAreAtomic(t *testing.T) {
+	ts := startServer(t)
+	var file strings.Builder
+	file.WriteString("name,email\n")
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&file, "Judge %d,judge%d@example.com\n", i, i)
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	_ = mw.WriteField("hasHeader", "1")
+	_ = mw.WriteField("noSend", "1")
+	fw, _ := mw.CreateFormFile("csv", "judges.csv")
+	_, _ = fw.Write([]byte(file.String()))
+	_ = mw.Close()
+	type result struct {
+		code int
+		body string
+	}
+	results := make(chan result, 2)
+	for i := 0; i < 2; i++ {
+		go func() {
+			req, _ := http.NewRequest("POST", ts.URL+"/api/judge/csv", bytes.NewReader(body.Bytes()))
+			req.Header.Set("Content-Type", mw.FormDataContentType())
+			req.SetBasicAuth("admin", testPassword)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				results <- result{body: err.Error()}
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			results <- result{resp.StatusCode, string(b)}
+		}()
+	}
+	a, b := <-results, <-results
+	if a.code > b.code {
+		a, b = b, a
+	}
+	if a.code != 200 || b.code != 400 || !strings.Contains(errorText([]byte(b.body)), "row 2: a judge with email judge0@example.com already exists") {
+		t.Fatalf("results %+v %+v", a, b)
+	}
+	if n := len(ts.judgeList()); n != 300 {
+		t.Fatalf("%d judges, want 300", n)
 	}
 }
 
