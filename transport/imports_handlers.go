@@ -45,12 +45,9 @@ func uploadedCSV(c *fiber.Ctx) ([]byte, error) {
 			return nil, badRequest("cannot read the uploaded file")
 		}
 		defer f.Close()
-		data, err := io.ReadAll(io.LimitReader(f, maxMultipartBody+1))
-		if err != nil {
+		data := make([]byte, fh.Size)
+		if _, err := io.ReadFull(f, data); err != nil {
 			return nil, badRequest("cannot read the uploaded file")
-		}
-		if len(data) > maxMultipartBody {
-			return nil, fiber.ErrRequestEntityTooLarge
 		}
 		return data, nil
 	}
