@@ -84,6 +84,7 @@ type Server struct {
 type extensions struct {
 	shutdown []func(ctx context.Context) error
 	mail     mailSettings // email outbox (email.go)
+	realtime realtimeExt  // websocket hub and metrics endpoint (realtime_handlers.go)
 }
 
 // Option customises a Server.
