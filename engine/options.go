@@ -289,17 +289,7 @@ func (cmd *SetOptions) apply(s *State, c *Ctx) (any, error) {
 // regroup recomputes every project's group from its table and moves judges whose group
 // no longer exists into the group with the fewest judges.
 func (s *State) regroup(c *Ctx) {
-	var moved []ID
-	for _, p := range s.ProjectsByLocation() {
-		g := s.Options.GroupOfTable(p.Location)
-		if g == p.Group {
-			continue
-		}
-		p.Group = g
-		moved = append(moved, p.ID)
-		emitExpoUpsert(c, p)
-	}
-	if len(moved) > 0 {
+	if moved := s.regroupProjects(c); len(moved) > 0 {
 		c.changed("project", moved...)
 	}
 	var judges []ID
