@@ -38,6 +38,17 @@ func hideVerb(hide bool) string {
 	return "unhid"
 }
 
+// logProjects writes the audit line of a command that did verb to the projects ids:
+// naming the project and its table when there is one, else counting them.
+func (s *State) logProjects(c *Ctx, verb string, ids []ID) {
+	if len(ids) == 1 {
+		p := s.Projects[ids[0]]
+		c.logf("%s project %s (table %d)", verb, p.Name, p.Location)
+	} else {
+		c.logf("%s %d projects", verb, len(ids))
+	}
+}
+
 // judgeEvent is the "judge" event data telling j its assignment or group changed.
 func (s *State) judgeEvent(j *Judge, reason string) JudgeEvent {
 	ev := JudgeEvent{Group: j.Group, Reason: reason}

@@ -311,13 +311,7 @@ func (cmd *HideProjects) apply(s *State, c *Ctx) (any, error) {
 	if len(hidden) > 0 {
 		released = s.releaseJudgesOn(c, hidden, "project hidden")
 	}
-	verb := hideVerb(cmd.Hide)
-	if len(ids) == 1 {
-		p := s.Projects[ids[0]]
-		c.logf("%s project %s (table %d)", verb, p.Name, p.Location)
-	} else {
-		c.logf("%s %d projects", verb, len(ids))
-	}
+	s.logProjects(c, hideVerb(cmd.Hide), ids)
 	c.changed("project", changed...)
 	if len(released) > 0 {
 		c.changed("judge", released...)
@@ -390,12 +384,7 @@ func (cmd *PrioritizeProjects) apply(s *State, c *Ctx) (any, error) {
 	if cmd.Prioritize {
 		verb = "prioritized"
 	}
-	if len(ids) == 1 {
-		p := s.Projects[ids[0]]
-		c.logf("%s project %s (table %d)", verb, p.Name, p.Location)
-	} else {
-		c.logf("%s %d projects", verb, len(ids))
-	}
+	s.logProjects(c, verb, ids)
 	c.changed("project", changed...)
 	return nil, nil
 }
