@@ -332,6 +332,19 @@ func TestWebApp(t *testing.T) {
 			t.Errorf("flags after skip = %v, want one cannot-demo flag on %s", flags, second)
 		}
 
+		// The organiser sees the flag and dismisses it.
+		actx := b.tab(t)
+		adminLogin(t, actx, ts)
+		waitJS(t, actx, "flag counted", `document.querySelector('#flag-count').textContent === '1'`)
+		run(t, actx, "flags tab", chromedp.Click(chromedp.CSS("#tab-flags")))
+		b.shot(t, actx, "admin-flags")
+		run(t, actx, "dismiss", chromedp.Click(chromedp.CSS(`#flags-table button[aria-label^="Dismiss"]`)))
+		eventually(t, "flag dismissed", func() bool {
+			ts.must(200, "GET", "/api/admin/flags", nil, asAdmin, &flags)
+			return len(flags) == 0
+		})
+		waitJS(t, actx, "flag list empty", `document.querySelector('#flag-count').textContent === '0'`)
+
 		// Rank the two judged projects: add both, then move the second up.
 		run(t, ctx, "open list", chromedp.Click(chromedp.CSS("#nav-list")))
 		waitJS(t, ctx, "two unranked", `document.querySelectorAll('#unranked > li').length === 2`)

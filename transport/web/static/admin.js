@@ -660,20 +660,20 @@ async function loadFlags() {
   renderFlags();
 }
 
-function flagRow(f, compact) {
+function flagRow(f) {
   const text = `${f.project_name} (table ${f.project_location}) · ${f.reason} · ${f.judge_name} · ${when(f.time)}`;
-  return h('li', {}, h('span', {}, text), small('Dismiss', () => dismissFlag(f), { aria: `Dismiss flag on ${f.project_name}` }), compact ? null : null);
+  return h('li', {}, h('span', {}, text), small('Dismiss', () => dismissFlag(f), { aria: `Dismiss flag on ${f.project_name} (${f.reason})` }));
 }
 
 function renderFlags() {
   $('#flag-count').textContent = String(A.flags.length);
   $('#stat-flags').textContent = String(A.flags.length);
   const latest = [...A.flags].reverse().slice(0, 5);
-  $('#flags-mini').replaceChildren(...latest.map((f) => flagRow(f, true)));
+  $('#flags-mini').replaceChildren(...latest.map((f) => flagRow(f)));
   $('#flags-mini-empty').hidden = A.flags.length > 0;
   flagTable.root.replaceChildren(
     h('div', { class: 'card' }, h('h2', {}, `Flags (${A.flags.length})`),
-      A.flags.length ? h('ul', { class: 'flags' }, ...[...A.flags].reverse().map((f) => flagRow(f, false))) : h('p', { class: 'muted' }, 'No open flags.')),
+      A.flags.length ? h('ul', { class: 'flags' }, ...[...A.flags].reverse().map((f) => flagRow(f))) : h('p', { class: 'muted' }, 'No open flags.')),
   );
 }
 
