@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -20,6 +22,7 @@ var webFiles embed.FS
 // webAsset is one embedded file, prepared once at startup.
 type webAsset struct {
 	body  []byte
+	gz    []byte // gzip-compressed body, nil when compression does not pay
 	ctype string
 	etag  string
 }
@@ -57,7 +60,7 @@ func loadWebAssets() map[string]*webAsset {
 			ct = "application/octet-stream"
 		}
 		sum := sha256.Sum256(b)
-		out[strings.TrimPrefix(p, "web/")] = &webAsset{body: b, ctype: ct, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		out[strings.TrimPrefix(p, "web/")] = &webAsset{body: b, gz: gzipped(b), ctype: ct, etag: `W/"` + hex.EncodeToString(sum[:8]) + `"`} // weak: same for both encodings
 		return nil
 	})
 	return out
@@ -100,5 +103,22 @@ func sendAsset(c *fiber.Ctx, a *webAsset, html bool) error {
 		return c.SendStatus(fiber.StatusNotModified)
 	}
 	c.Set(fiber.HeaderContentType, a.ctype)
+	c.Set(fiber.HeaderVary, fiber.HeaderAcceptEncoding)
+	if a.gz != nil && acceptsGzip(c.Get(fiber.HeaderAcceptEncoding)) { // content_cache.go
+		c.Set(fiber.HeaderContentEncoding, "gzip")
+		return c.Send(a.gz)
+	}
 	return c.Send(a.body)
+}
+
+// gzipped compresses b once at startup; it returns nil when that saves little.
+func gzipped(b []byte) []byte {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	_, _ = zw.Write(b)
+	_ = zw.Close()
+	if buf.Len() > len(b)*9/10 {
+		return nil
+	}
+	return buf.Bytes()
 }

@@ -1,9 +1,12 @@
 package transport
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -259,6 +262,16 @@ func TestWebStatic(t *testing.T) {
 	etag := resp.Header.Get("ETag")
 	if code, _ := ts.do("GET", "/static/judge.js", nil, auth{hdr: map[string]string{"If-None-Match": etag}}); etag == "" || code != 304 {
 		t.Errorf("revalidation with ETag %q: %d, want 304", etag, code)
+	}
+	// Compressed for clients that accept gzip, identical once decompressed.
+	code, gz := ts.do("GET", "/static/admin.js", nil, auth{hdr: map[string]string{"Accept-Encoding": "gzip"}})
+	_, plain := ts.do("GET", "/static/admin.js", nil, auth{hdr: map[string]string{"Accept-Encoding": "identity"}})
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if code != 200 || err != nil {
+		t.Fatalf("gzip admin.js: %d %v", code, err)
+	}
+	if unz, _ := io.ReadAll(zr); !bytes.Equal(unz, plain) || len(gz) >= len(plain) {
+		t.Errorf("gzip admin.js: %d compressed bytes, %d plain, round trip equal %v", len(gz), len(plain), bytes.Equal(unz, plain))
 	}
 	resp, err = http.Get(ts.URL + "/admin")
 	if err != nil {
