@@ -60,7 +60,9 @@ func loadWebAssets() map[string]*webAsset {
 			ct = "application/octet-stream"
 		}
 		sum := sha256.Sum256(b)
-		out[strings.TrimPrefix(p, "web/")] = &webAsset{body: b, gz: gzipped(b), ctype: ct, etag: `W/"` + hex.EncodeToString(sum[:8]) + `"`} // weak: same for both encodings
+		// The ETag is weak: the plain and the gzip body share it.
+		etag := `W/"` + hex.EncodeToString(sum[:8]) + `"`
+		out[strings.TrimPrefix(p, "web/")] = &webAsset{body: b, gz: gzipped(b), ctype: ct, etag: etag}
 		return nil
 	})
 	return out
