@@ -463,6 +463,10 @@ func TestWebApp(t *testing.T) {
 		b.shot(t, ctx, "admin-overview")
 
 		// A judge finishes a project: stats and chart follow without a reload.
+		waitJS(t, ctx, "log loaded", `document.querySelector('#log').textContent.length > 0`)
+		if evalJS[bool](t, ctx, `document.querySelector('#log').textContent.includes('[JUDGE Live Judge]')`) {
+			t.Fatal("judge lines in the log before the judge acted")
+		}
 		tok := ts.login(code)
 		var nx struct {
 			ProjectID string `json:"project_id"`
@@ -474,6 +478,8 @@ func TestWebApp(t *testing.T) {
 		if evalJS[int](t, ctx, `window.__noReload || 0`) != 1 {
 			t.Error("the dashboard reloaded")
 		}
+		// The audit log tails live: the judge's actions arrive without a reload.
+		waitJS(t, ctx, "live log line", `document.querySelector('#log').textContent.includes('[JUDGE Live Judge]')`)
 		rects := evalJS[int](t, ctx, `document.querySelectorAll('#coverage svg rect').length`)
 		if rects != 2 {
 			t.Errorf("coverage chart has %d bars, want 2 (0 and 1 views)", rects)
