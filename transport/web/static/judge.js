@@ -221,9 +221,12 @@ async function showProject(id) {
   if (p.video_link) links.push(safeLink(p.video_link, 'Video'));
   $('#project-links').replaceChildren(...links.filter(Boolean));
   closeForms();
+  const fromJudging = !document.activeElement || document.activeElement === document.body || $('#judging').contains(document.activeElement);
   showInner('#view-project');
   updatePausedNotice();
   startTimer(id);
+  // Move focus to the new project so keyboard and screen reader users land on it.
+  if (fromJudging && S.view === 'judge') $('#project-name').focus();
 }
 
 function safeLink(url, text) {
