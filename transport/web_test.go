@@ -383,6 +383,15 @@ func TestWebApp(t *testing.T) {
 			return slices.Equal(r, want)
 		})
 
+		// And with a mouse: drag the first handle onto the second again.
+		box = evalJS[[]float64](t, ctx, `(() => { const hs = document.querySelectorAll('#ranked .drag-handle'); const r = [...hs].map(h => h.getBoundingClientRect()); return [r[0].x + r[0].width/2, r[0].y + r[0].height/2, r[1].x + r[1].width/2, r[1].y + r[1].height/2]; })()`)
+		run(t, ctx, "mouse drag", mouseDrag(box[0], box[1], box[2], box[3]))
+		want = []any{ids[1], ids[0]}
+		eventually(t, "ranking after mouse drag", func() bool {
+			r, _ := judgeState(ts, jid)["rankings"].([]any)
+			return slices.Equal(r, want)
+		})
+
 		// The star and the notes of the first project were saved with it.
 		j := judgeState(ts, jid)
 		seen, _ := j["seen_projects"].([]any)
@@ -395,10 +404,11 @@ func TestWebApp(t *testing.T) {
 		}
 
 		// Editing notes in the list saves them.
+		li := fmt.Sprintf(`#ranked > li[data-id="%s"]`, p0["project_id"])
 		run(t, ctx, "edit notes",
-			chromedp.Click(chromedp.CSS(`#ranked > li:first-child summary`)),
-			chromedp.SendKeys(chromedp.CSS(`#ranked > li:first-child textarea`), " indeed"),
-			chromedp.Click(chromedp.CSS(`#ranked > li:first-child details button`)),
+			chromedp.Click(chromedp.CSS(li+` summary`)),
+			chromedp.SendKeys(chromedp.CSS(li+` textarea`), " indeed"),
+			chromedp.Click(chromedp.CSS(li+` details button`)),
 		)
 		eventually(t, "notes edited", func() bool {
 			for _, s := range judgeState(ts, jid)["seen_projects"].([]any) {
@@ -708,5 +718,34 @@ func touchDrag(x1, y1, x2, y2 float64) chromedp.Action[chromedp.Void] {
 			}
 		}
 		return send(input.DispatchTouchEventTypeTouchEnd, []*input.TouchPoint{})
+	})
+}
+
+// mouseDrag presses the left button at (x1, y1), moves to (x2, y2) in small steps and
+// releases it there.
+func mouseDrag(x1, y1, x2, y2 float64) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		send := func(typ input.DispatchMouseEventType, x, y float64, buttons int64) error {
+			p := input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: buttons, ClickCount: 1}
+			if typ == input.DispatchMouseEventTypeMouseMoved {
+				p.ClickCount = 0
+			}
+			_, err := cdp.Call(ctx, t, input.DispatchMouseEvent, p)
+			return err
+		}
+		if err := send(input.DispatchMouseEventTypeMouseMoved, x1, y1, 0); err != nil {
+			return err
+		}
+		if err := send(input.DispatchMouseEventTypeMousePressed, x1, y1, 1); err != nil {
+			return err
+		}
+		const steps = 8
+		for i := 1; i <= steps; i++ {
+			f := float64(i) / steps
+			if err := send(input.DispatchMouseEventTypeMouseMoved, x1+(x2-x1)*f, y1+(y2-y1)*f, 1); err != nil {
+				return err
+			}
+		}
+		return send(input.DispatchMouseEventTypeMouseReleased, x2, y2, 0)
 	})
 }

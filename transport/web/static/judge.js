@@ -484,7 +484,14 @@ async function loadJudged() {
   renderJudged();
 }
 
+let judgedSig = '';
+
+// renderJudged redraws the list only when something in it changed, so that a refetch
+// never throws away notes being typed or a button about to be pressed.
 function renderJudged() {
+  const sig = JSON.stringify([S.judged, S.ranking, S.deliberation]);
+  if (sig === judgedSig) return;
+  judgedSig = sig;
   $('#judged-count').textContent = String(S.judged.length);
   $('#rank-locked').hidden = !S.deliberation;
   const byId = new Map(S.judged.map((p) => [p.project_id, p]));
