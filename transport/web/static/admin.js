@@ -290,7 +290,7 @@ function onMessage(type, d) {
  * actions. columns: {key, label, value(row), render(row)?, num?}.
  */
 class DataTable {
-  constructor(root, { name, columns, search, actions, bulk, rowClass }) {
+  constructor(root, { name, columns, search, actions, bulk, rowClass, extraSig }) {
     this.root = root;
     this.name = name;
     this.columns = columns;
@@ -298,6 +298,8 @@ class DataTable {
     this.actions = actions;
     this.bulk = bulk;
     this.rowClass = rowClass || (() => '');
+    this.extraSig = extraSig || (() => null);
+    this.sig = '';
     this.rows = [];
     this.selected = new Set();
     this.sortKey = columns[0].key;
@@ -344,6 +346,11 @@ class DataTable {
   }
 
   render() {
+    // Redraw only when something shown changed: a refetch with the same data must not
+    // replace the row someone is about to click.
+    const sig = JSON.stringify([this.rows, [...this.selected], this.sortKey, this.sortDir, this.query, this.limit, this.extraSig()]);
+    if (sig === this.sig) return;
+    this.sig = sig;
     const rows = this.visible();
     const allSel = rows.length > 0 && rows.every((r) => this.selected.has(r.id));
     const selAll = h('input', {
@@ -390,6 +397,7 @@ class DataTable {
   }
 }
 
+const groupNames = () => (A.options ? A.options.group_names : A.groupInfo.names);
 const small = (label, onclick, opts = {}) => h('button', { type: 'button', class: opts.danger ? 'danger small' : 'small', 'aria-label': opts.aria, onclick }, label);
 const when = (ms) => (ms ? new Date(ms).toLocaleTimeString() : '–');
 
@@ -409,6 +417,7 @@ const judgeTable = new DataTable($('#judges-table'), {
     { key: 'last', label: 'Last activity', value: (j) => j.last_activity, render: (j) => when(j.last_activity) },
   ],
   search: (j) => `${j.name} ${j.email} ${j.code} ${j.track} ${j.notes}`,
+  extraSig: () => [groupNames(), A.projects.map((p) => [p.id, p.name, p.location])],
   rowClass: (j) => (j.active ? '' : 'inactive'),
   actions: (j) => [
     small('Details', () => judgeDetails(j), { aria: `Details of ${j.name}` }),
@@ -503,6 +512,7 @@ const projectTable = new DataTable($('#projects-table'), {
     },
   ],
   search: (p) => `${p.name} ${p.location} ${p.description} ${(p.challenge_list || []).join(' ')}`,
+  extraSig: () => groupNames(),
   rowClass: (p) => (p.active ? '' : 'inactive'),
   actions: (p) => [
     small('Move…', () => moveTable(p), { aria: `Move ${p.name} to another table` }),
