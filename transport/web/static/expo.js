@@ -22,7 +22,12 @@ function challenges() {
   return [...set].sort();
 }
 
+let filterSig = '';
+
 function renderFilters() {
+  const sig = JSON.stringify([challenges(), E.groupInfo]);
+  if (sig === filterSig) return;
+  filterSig = sig;
   const sel = $('#challenge');
   const cur = sel.value;
   const all = challenges();
