@@ -1,0 +1,191 @@
+package loadtest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// buildPodium compiles ./cmd/podium into a temp dir, as a real deployment would run it.
+func buildPodium(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "podium")
+	goTool := os.Getenv("GO")
+	if goTool == "" {
+		goTool = "go"
+	}
+	cmd := exec.Command(goTool, "build", "-o", bin, "../cmd/podium")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/podium: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func testLog(t *testing.T) func(string, ...any) {
+	return func(format string, args ...any) { t.Logf(format, args...) }
+}
+
+// TestCrashModeKeepsAcknowledgedWrites starts the real server binary, SIGKILLs it twice
+// under load, restarts it on the same data directory and checks every write the clients
+// saw acknowledged (creations, logins and, when the server has them, finishes, skips and
+// rankings), then does the same after a graceful stop.
+func TestCrashModeKeepsAcknowledgedWrites(t *testing.T) {
+	bin := buildPodium(t)
+	cfg := Config{
+		ServerBin: bin, DataDir: filepath.Join(t.TempDir(), "data"),
+		Projects: 40, Judges: 20, CrashCycles: 2,
+		CrashMin: 1500 * time.Millisecond, CrashMax: 3 * time.Second,
+		SampleInterval: 500 * time.Millisecond, Seed: 7, Log: testLog(t),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("crash run: %v", err)
+	}
+	var sb strings.Builder
+	rep.Print(&sb)
+	t.Log(sb.String())
+	c := rep.Crash
+	if c == nil || len(c.Cycles) != 2 || !c.GracefulCheck {
+		t.Fatalf("crash report incomplete: %+v", c)
+	}
+	if c.Lost != 0 || c.Violations != 0 || rep.Invariants.Violations != 0 {
+		t.Fatalf("lost %d acknowledged writes, %d violations: %v", c.Lost, c.Violations, rep.Invariants.Messages)
+	}
+	if c.AckedLogins != 20 {
+		t.Errorf("acknowledged logins = %d, want 20", c.AckedLogins)
+	}
+	if c.AckedCreations <= 60 {
+		t.Errorf("acknowledged creations = %d, want more than the 60 of the setup (creators run during the cycles)", c.AckedCreations)
+	}
+	if rep.Judging.Available && c.AckedFinishes == 0 {
+		t.Errorf("judging routes exist but no finish was acknowledged")
+	}
+	if rep.Invariants.HoldSamples == 0 {
+		t.Errorf("no hold samples taken")
+	}
+}
+
+// TestLoadRunReportsAndChecksInvariants runs a short standard scenario against a server
+// the tool starts and checks that the report is complete and clean.
+func TestLoadRunReportsAndChecksInvariants(t *testing.T) {
+	bin := buildPodium(t)
+	cfg := Config{
+		ServerBin: bin, Projects: 30, Judges: 10, Watchers: 12, Readers: 2,
+		Duration: 2500 * time.Millisecond, ClockInterval: 500 * time.Millisecond, ClockPause: 50 * time.Millisecond,
+		SampleInterval: 700 * time.Millisecond, Seed: 11, Log: testLog(t),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("load run: %v", err)
+	}
+	var sb strings.Builder
+	rep.Print(&sb)
+	t.Log(sb.String())
+	if !rep.Invariants.Checked || rep.Invariants.Violations != 0 {
+		t.Fatalf("invariants: %+v", rep.Invariants)
+	}
+	if rep.Invariants.HoldSamples < 2 {
+		t.Errorf("hold samples = %d, want at least 2", rep.Invariants.HoldSamples)
+	}
+	routes := map[string]RouteReport{}
+	for _, r := range rep.Routes {
+		routes[r.Route] = r
+	}
+	for _, want := range []string{"GET /api/project/list/public", "POST /api/admin/clock/pause", "POST /api/admin/clock/unpause"} {
+		if r, ok := routes[want]; !ok || r.Count == 0 || len(r.Errors) != 0 {
+			t.Errorf("route %s: %+v", want, r)
+		}
+	}
+	if rep.RSS.End <= 0 || rep.RSS.Peak <= 0 {
+		t.Errorf("server RSS not measured: %+v", rep.RSS)
+	}
+	if rep.Broadcast.Broadcasts < 2 {
+		t.Errorf("clock broadcasts = %d, want at least 2", rep.Broadcast.Broadcasts)
+	}
+	if rep.Judging.Available {
+		if rep.Judging.Finishes == 0 || rep.Invariants.AckedFinishes == 0 {
+			t.Errorf("judging available but nothing finished: %+v", rep.Judging)
+		}
+		for _, r := range []string{"POST /api/judge/next", "POST /api/judge/finish"} {
+			if len(routes[r].Errors) != 0 {
+				t.Errorf("%s errors: %v", r, routes[r].Errors)
+			}
+		}
+	}
+	if rep.Broadcast.Connected > 0 {
+		if rep.Broadcast.Delivered == 0 || rep.Broadcast.Missed != 0 {
+			t.Errorf("broadcast: %+v", rep.Broadcast)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "report.json")
+	if err := rep.WriteJSON(path); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &back); err != nil || back.Scenario.Judges != 10 || len(back.Routes) != len(rep.Routes) {
+		t.Fatalf("JSON report does not round-trip: %v", err)
+	}
+}
+
+func TestPercentilesNearestRank(t *testing.T) {
+	var d []time.Duration
+	for i := 100; i >= 1; i-- {
+		d = append(d, time.Duration(i)*time.Millisecond)
+	}
+	l := summarize(d)
+	if l.Count != 100 || l.P50 != 50 || l.P95 != 95 || l.P99 != 99 || l.Max != 100 {
+		t.Fatalf("summarize = %+v", l)
+	}
+	if one := summarize([]time.Duration{3 * time.Millisecond}); one.P50 != 3 || one.P99 != 3 {
+		t.Fatalf("single sample = %+v", one)
+	}
+	if empty := summarize(nil); empty.Count != 0 {
+		t.Fatalf("empty = %+v", empty)
+	}
+}
+
+// TestBroadcastAnalysis checks the matching of received clock states to the admin's
+// changes: only watchers subscribed before a change and open after it are expected.
+func TestBroadcastAnalysis(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	k1 := clockKey{running: false, start: 1, pause: 2}
+	k2 := clockKey{running: true, start: 3}
+	mk := func(ready, closed time.Duration, got map[clockKey]time.Duration) *watcher {
+		w := &watcher{got: map[clockKey]time.Time{}}
+		w.ready.Store(t0.Add(ready).UnixNano())
+		if closed > 0 {
+			w.closed.Store(t0.Add(closed).UnixNano())
+		}
+		for k, d := range got {
+			w.got[k] = t0.Add(d)
+		}
+		return w
+	}
+	ws := &watchers{list: []*watcher{
+		mk(0, 0, map[clockKey]time.Duration{k1: 110 * time.Millisecond, k2: 1030 * time.Millisecond}),
+		mk(0, 0, map[clockKey]time.Duration{k1: 150 * time.Millisecond}),                     // misses k2
+		mk(500*time.Millisecond, 0, map[clockKey]time.Duration{k2: 1010 * time.Millisecond}), // subscribed after k1
+		mk(0, 200*time.Millisecond, map[clockKey]time.Duration{k1: 120 * time.Millisecond}),  // closed before k2
+	}}
+	toggles := []toggle{
+		{key: k1, sent: t0.Add(100 * time.Millisecond), ack: t0.Add(105 * time.Millisecond)},
+		{key: k2, sent: t0.Add(time.Second), ack: t0.Add(1005 * time.Millisecond)},
+	}
+	rep := ws.analyze(4, toggles)
+	if rep.Expected != 6 || rep.Delivered != 5 || rep.Missed != 1 || rep.ClientsMissed != 1 {
+		t.Fatalf("analysis = %+v", rep)
+	}
+	if rep.Latency.Max != 50 || rep.Latency.P50 != 20 {
+		t.Fatalf("latency = %+v", rep.Latency)
+	}
+}
