@@ -39,3 +39,12 @@ func (c *Content) fill() {
 		c.FAQ = []FAQEntry{}
 	}
 }
+
+// clone copies the content lists (entries are replaced, never changed in place).
+func (c Content) clone() Content {
+	return Content{
+		Schedule: cloneSlice(c.Schedule),
+		Sponsors: cloneSlice(c.Sponsors),
+		FAQ:      cloneSlice(c.FAQ),
+	}
+}

@@ -38,12 +38,12 @@ func BackupDir(dir string) string { return filepath.Join(dir, "backups") }
 
 // Backup writes a backup of the current state and returns its file name.
 func (n *Node) Backup() (string, error) {
-	var data []byte
+	var encode func() ([]byte, error)
 	var seq uint64
-	var err error
-	if e := n.do(func() { data, seq, err = n.eng.Snapshot() }); e != nil {
+	if e := n.do(func() { encode, seq = n.eng.Capture() }); e != nil {
 		return "", e
 	}
+	data, err := encode()
 	if err != nil {
 		return "", err
 	}

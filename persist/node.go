@@ -62,6 +62,7 @@ type Node struct {
 	in       chan *request
 	quit     chan struct{}
 	loopDone chan struct{}
+	gcDone   chan struct{}
 	closing  atomic.Bool
 	failed   atomic.Pointer[error]
 
@@ -115,7 +116,7 @@ func Open(dir string, opts Options) (*Node, error) {
 	}
 	n := &Node{
 		dir: dir, eng: engine.New(), st: st, opts: opts, log: opts.Log,
-		in: make(chan *request, 8192), quit: make(chan struct{}), loopDone: make(chan struct{}),
+		in: make(chan *request, 8192), quit: make(chan struct{}), loopDone: make(chan struct{}), gcDone: make(chan struct{}),
 	}
 	if err := n.recover(); err != nil {
 		st.Close()
@@ -123,6 +124,7 @@ func Open(dir string, opts Options) (*Node, error) {
 	}
 	n.snapAt = opts.Now()
 	go n.loop()
+	go n.gcLoop()
 	return n, nil
 }
 
@@ -405,6 +407,21 @@ func (n *Node) backupThenApply(r *request) {
 	n.commitGroup([]*request{r})
 }
 
+// gcLoop runs Badger's value-log garbage collection every ten minutes.
+func (n *Node) gcLoop() {
+	defer close(n.gcDone)
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			n.st.collectGarbage()
+		case <-n.quit:
+			return
+		}
+	}
+}
+
 // maybeSnapshot starts a background snapshot when enough commands or time have passed.
 func (n *Node) maybeSnapshot(force bool) {
 	applied := n.eng.Applied()
@@ -418,18 +435,19 @@ func (n *Node) maybeSnapshot(force bool) {
 	if !n.snapBusy.CompareAndSwap(false, true) {
 		return
 	}
-	data, seq, err := n.eng.Snapshot()
-	if err != nil {
-		n.snapBusy.Store(false)
-		n.log.Error().Err(err).Msg("encode snapshot")
-		return
-	}
+	// The writer only copies the state; encoding and writing happen in the background.
+	encode, seq := n.eng.Capture()
 	n.snapSeq, n.snapAt = seq, n.opts.Now()
 	savedAt := n.opts.Now().UnixMilli()
 	n.snapWG.Add(1)
 	go func() {
 		defer n.snapWG.Done()
 		defer n.snapBusy.Store(false)
+		data, err := encode()
+		if err != nil {
+			n.log.Error().Err(err).Msg("encode snapshot")
+			return
+		}
 		n.writeSnapshot(data, seq, savedAt)
 	}()
 }
@@ -447,19 +465,17 @@ func (n *Node) writeSnapshot(data []byte, seq uint64, savedAt int64) error {
 
 // Snapshot writes a full snapshot now and returns when it is on disk.
 func (n *Node) Snapshot() error {
-	var data []byte
+	var encode func() ([]byte, error)
 	var seq uint64
-	var err error
 	// Wait for a running background snapshot, then capture in the writer.
 	n.snapWG.Wait()
 	if e := n.do(func() {
-		data, seq, err = n.eng.Snapshot()
-		if err == nil {
-			n.snapSeq, n.snapAt = seq, n.opts.Now()
-		}
+		encode, seq = n.eng.Capture()
+		n.snapSeq, n.snapAt = seq, n.opts.Now()
 	}); e != nil {
 		return e
 	}
+	data, err := encode()
 	if err != nil {
 		return err
 	}
@@ -478,10 +494,18 @@ func (n *Node) Close() error {
 		n.closing.Store(true)
 		close(n.quit)
 		<-n.loopDone
+		<-n.gcDone
 		n.snapWG.Wait()
 		if e := n.st.Close(); e != nil && err == nil {
 			err = e
 		}
 	})
 	return err
+}
+
+// InjectJournalFault makes every later journal write fail with the error fn returns
+// (nil fn removes the fault). It exists for fault-injection tests of the read-only mode
+// and is never used by the server itself.
+func (n *Node) InjectJournalFault(fn func() error) {
+	_ = n.do(func() { n.st.failAppend = fn })
 }

@@ -44,6 +44,8 @@ type snapPointer struct {
 type Store struct {
 	db     *badger.DB
 	snapMu sync.Mutex // one snapshot write at a time
+	// failAppend, when set (tests only), makes Append fail as a full disk would.
+	failAppend func() error
 }
 
 // Record is one journal record to append.
@@ -97,6 +99,13 @@ func OpenStore(dir string, log zerolog.Logger) (*Store, error) {
 // Close closes the database.
 func (st *Store) Close() error { return st.db.Close() }
 
+// collectGarbage reclaims value-log space left by dropped journal records and old
+// snapshots, as Badger recommends doing now and then.
+func (st *Store) collectGarbage() {
+	for st.db.RunValueLogGC(0.5) == nil {
+	}
+}
+
 // Journal record values: crc32c of the payload (4 bytes BE), a form byte, then either the
 // payload itself (recInline) or the number of parts (4 bytes BE, recParts) stored under
 // p/<seq>/<n> by earlier transactions. The j/ key is written last, so a record is only
@@ -131,6 +140,11 @@ func encodeRecord(payload []byte) []byte {
 // Append writes records and returns after they are fsynced. Small records share one
 // transaction (one fsync); big ones are split into parts first.
 func (st *Store) Append(recs []Record) error {
+	if st.failAppend != nil {
+		if err := st.failAppend(); err != nil {
+			return err
+		}
+	}
 	txn := st.db.NewTransaction(true)
 	defer func() { txn.Discard() }()
 	size := 0

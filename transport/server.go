@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/cors"
+	"github.com/gofiber/fiber/v2/middleware/recover"
 	"github.com/rs/zerolog"
 
 	"podium/engine"
@@ -128,6 +129,7 @@ func (s *Server) App() *fiber.App { return s.app }
 func (s *Server) routes() {
 	app := s.app
 	app.Use(s.requestLog)
+	app.Use(recover.New()) // a bug in one handler is a 500, never a crash
 	if len(s.cfg.CORSOrigins) > 0 {
 		app.Use(cors.New(cors.Config{
 			AllowOrigins:     strings.Join(s.cfg.CORSOrigins, ","),
