@@ -115,6 +115,33 @@ func verify(ctx context.Context, c *client, lg *ledger, o verifyOpts) (Invariant
 		}
 	}
 
+	// When every judge on the server is ours and no finish is in doubt, the seen counts
+	// must also equal the finishes the clients saw acknowledged.
+	ackSeen := map[string]int{}
+	comparable := true
+	ourJudges := lg.judgeList()
+	if len(ourJudges) != len(judges) {
+		comparable = false
+	}
+	for _, jr := range ourJudges {
+		jr.mu.Lock()
+		if len(jr.doubtFinish) > 0 {
+			comparable = false
+		}
+		for p := range jr.finishes {
+			ackSeen[p]++
+		}
+		jr.mu.Unlock()
+	}
+	if comparable {
+		for _, p := range projects {
+			if p.Seen != ackSeen[p.ID] {
+				ir.SeenMismatch++
+				ir.fail("project %s (%s): seen %d but %d finishes were acknowledged", p.ID, p.Name, p.Seen, ackSeen[p.ID])
+			}
+		}
+	}
+
 	lg.mu.Lock()
 	projIDs := make([]string, 0, len(lg.projects))
 	for id := range lg.projects {
