@@ -17,8 +17,9 @@ type CrashReport struct {
 	AckedRanks     int64         `json:"acked_ranks"`
 	AckedCreations int           `json:"acked_creations"` // judges + projects
 	AckedLogins    int           `json:"acked_logins"`
-	Lost           int           `json:"lost_writes"` // acknowledged writes missing after a restart, over all checks
-	Violations     int           `json:"violations"`  // all invariant violations, over all checks
+	Lost           int           `json:"lost_writes"`      // acknowledged writes missing after a restart, over all checks
+	Violations     int           `json:"violations"`       // all invariant violations, over all checks
+	DoubtApplied   int           `json:"in_doubt_applied"` // unanswered writes found applied after a restart (allowed)
 	GracefulCheck  bool          `json:"graceful_restart_checked"`
 }
 
@@ -199,6 +200,7 @@ func (r *runner) restartAndVerify(ctx context.Context, cyc *CycleReport, cr *Cra
 	cyc.Messages = ir.Messages
 	cr.Lost += cyc.Lost
 	cr.Violations += ir.Violations
+	cr.DoubtApplied += ir.DoubtApplied
 	r.rep.Invariants = ir // the last check is the one reported
 	if ir.Violations > 0 {
 		r.cfg.Log("%s: %d violations (%d lost writes): %v", when, ir.Violations, cyc.Lost, ir.Messages)

@@ -335,19 +335,20 @@ func idSeconds(id string) int64 {
 
 func (h *holdSampler) sample(ctx context.Context, c *client, lg *ledger) {
 	judges, err := c.judgeList(ctx)
-	if err != nil {
-		h.mu.Lock()
-		h.errors++
-		h.mu.Unlock()
-		return
+	if err == nil {
+		var projects []wireProject
+		if projects, err = c.projectList(ctx); err == nil {
+			h.analyze(judges, projects, lg)
+			return
+		}
 	}
-	projects, err := c.projectList(ctx)
-	if err != nil {
-		h.mu.Lock()
-		h.errors++
-		h.mu.Unlock()
-		return
-	}
+	h.mu.Lock()
+	h.errors++
+	h.mu.Unlock()
+}
+
+// analyze applies the method above to one snapshot.
+func (h *holdSampler) analyze(judges []wireJudge, projects []wireProject, lg *ledger) {
 	lg.mu.Lock()
 	ours := map[string]*judgeRec{}
 	for id, j := range lg.judges {
@@ -370,10 +371,15 @@ func (h *holdSampler) sample(ctx context.Context, c *client, lg *ledger) {
 	h.samples++
 	timer := h.timerSec
 	h.mu.Unlock()
+	dup := make([]string, 0)
 	for p, hs := range holders {
-		if len(hs) < 2 {
-			continue
+		if len(hs) >= 2 {
+			dup = append(dup, p)
 		}
+	}
+	sort.Strings(dup)
+	for _, p := range dup {
+		hs := holders[p]
 		sort.Slice(hs, func(a, b int) bool { return hs[a].LastActivity < hs[b].LastActivity })
 		later := hs[len(hs)-1]
 		T := later.LastActivity

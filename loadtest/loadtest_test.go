@@ -3,6 +3,7 @@ package loadtest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -187,5 +188,101 @@ func TestBroadcastAnalysis(t *testing.T) {
 	}
 	if rep.Latency.Max != 50 || rep.Latency.P50 != 20 {
 		t.Fatalf("latency = %+v", rep.Latency)
+	}
+}
+
+// TestHoldAnalysis checks the "held by two judges while a free one existed" method on
+// hand-made snapshots: a duplicate counts as a violation only when some project was
+// certainly free for the later judge.
+func TestHoldAnalysis(t *testing.T) {
+	const T = int64(2_000_000_000_000) // ms
+	id := func(n int) string { return fmt.Sprintf("%08x%016x", 1_000_000_000, n) }
+	p1, p2 := id(1), id(2)
+	cur := func(s string) *string { return &s }
+	snapshot := func(aLast int64, bSeen ...string) []wireJudge {
+		var seen []wireSeen
+		for _, s := range bSeen {
+			seen = append(seen, wireSeen{ProjectID: s})
+		}
+		return []wireJudge{
+			{ID: id(100), Active: true, Current: cur(p1), LastActivity: aLast},
+			{ID: id(101), Active: true, Current: cur(p1), LastActivity: T, SeenProjects: seen},
+			{ID: id(102), Active: true},
+		}
+	}
+	projects := []wireProject{{ID: p1, Active: true}, {ID: p2, Active: true}}
+	cases := []struct {
+		name        string
+		judges      []wireJudge
+		projects    []wireProject
+		heldBy102   bool // our judge 102 may have held p2 around T
+		dups, viols int
+	}{
+		{"free project existed", snapshot(T - 100), projects, false, 1, 1},
+		{"other project held meanwhile", snapshot(T - 100), projects, true, 1, 0},
+		{"other project already seen", snapshot(T-100, p2), projects, false, 1, 0},
+		{"other project hidden", snapshot(T - 100), []wireProject{{ID: p1, Active: true}, {ID: p2}}, false, 1, 0},
+		{"earlier assignment stale", snapshot(T - 600_001), projects, false, 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lg := newLedger()
+			for _, j := range tc.judges {
+				lg.addJudge(&judgeRec{id: j.ID})
+			}
+			if tc.heldBy102 {
+				lg.openHold(p2, id(102), T-50)
+				lg.closeHold(p2, id(102), T+10)
+			}
+			h := &holdSampler{timerSec: 300}
+			h.analyze(tc.judges, tc.projects, lg)
+			if h.duplicates != tc.dups || h.violations != tc.viols {
+				t.Fatalf("duplicates %d violations %d, want %d %d (%v)", h.duplicates, h.violations, tc.dups, tc.viols, h.messages)
+			}
+		})
+	}
+}
+
+// TestVerifyDetectsLostWrites proves the checker fails when the server lacks writes the
+// clients were told about: it checks a clean setup (no violations), then claims writes
+// that never happened and expects each to be reported.
+func TestVerifyDetectsLostWrites(t *testing.T) {
+	cfg := Config{ServerBin: buildPodium(t), Log: testLog(t)}
+	cfg.defaults()
+	r := &runner{cfg: &cfg, lg: newLedger(), jc: &judgeCounters{}, rep: &Report{}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cleanup, err := r.startManaged(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	r.connect(r.srv.url(), NewStats())
+	if err := r.admin.waitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.setup(ctx, "v", 3, 2); err != nil {
+		t.Fatal(err)
+	}
+	ir, err := verify(ctx, r.admin, r.lg, verifyOpts{logins: true})
+	if err != nil || ir.Violations != 0 || ir.Judges != 2 || ir.Projects != 3 {
+		t.Fatalf("clean setup: %v %+v", err, ir)
+	}
+	var project string
+	for id := range r.lg.projects {
+		project = id
+	}
+	js := r.lg.judgeList()
+	js[0].finishes[project] = finishRec{notes: "never sent"}
+	js[0].rankAcked = []string{project}
+	js[1].token = "not-a-token"
+	r.lg.addProject("0000000100000000000000aa", "ghost project")
+	r.lg.addJudge(&judgeRec{id: "0000000100000000000000bb", name: "ghost judge"})
+	ir, err = verify(ctx, r.admin, r.lg, verifyOpts{logins: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ir.LostFinishes != 1 || ir.RankMismatch != 1 || ir.LostLogins != 1 || ir.LostProjects != 1 || ir.LostJudges != 1 || ir.lost() != 5 {
+		t.Fatalf("tampered ledger: %+v", ir)
 	}
 }

@@ -78,7 +78,8 @@ func (rep *Report) Print(w io.Writer) {
 	}
 	if c := rep.Crash; c != nil {
 		fmt.Fprintf(w, "crash mode: %d SIGKILL cycles, lost acknowledged writes %d, violations %d, graceful restart checked %v\n", len(c.Cycles), c.Lost, c.Violations, c.GracefulCheck)
-		fmt.Fprintf(w, "  acknowledged: %d finishes, %d skips, %d ranks, %d judge/project creations, %d logins\n", c.AckedFinishes, c.AckedSkips, c.AckedRanks, c.AckedCreations, c.AckedLogins)
+		fmt.Fprintf(w, "  acknowledged: %d finishes, %d skips, %d ranks, %d judge/project creations, %d logins; %d unanswered finishes found applied after restarts\n", c.AckedFinishes, c.AckedSkips, c.AckedRanks, c.AckedCreations, c.AckedLogins, c.DoubtApplied)
+		fmt.Fprintf(w, "  (no-answer errors are the requests in flight when the server was killed)\n")
 		for _, cy := range c.Cycles {
 			fmt.Fprintf(w, "  cycle %d: killed after %.2fs; %d finishes, %d skips, %d ranks, %d creations; %d in doubt; recovered in %.2fs; lost %d, violations %d\n",
 				cy.Cycle, cy.KilledAfter, cy.Finishes, cy.Skips, cy.Ranks, cy.Creations, cy.InDoubt, cy.RecoverySec, cy.Lost, cy.Violations)
