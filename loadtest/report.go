@@ -61,12 +61,17 @@ func (rep *Report) Print(w io.Writer) {
 		jr.Available, jr.Nexts, jr.Assigned, jr.Finishes, jr.FinishesSec, jr.Skips, jr.Ranks, jr.Paused, jr.Done, jr.InDoubt, jr.Unexpected)
 	b := rep.Broadcast
 	if b.Watchers > 0 {
-		fmt.Fprintf(w, "broadcast: %d/%d watchers connected (%v), %d got hello, %d dial failures %s, %d dropped\n",
-			b.Connected, b.Watchers, b.ByKind, b.Hello, b.DialFailed, codes(b.DialErrors), b.Dropped)
+		fmt.Fprintf(w, "broadcast: %d/%d watchers connected (%v), %d got hello, %d dial failures %s, %d dropped by the server %v\n",
+			b.Connected, b.Watchers, b.ByKind, b.Hello, b.DialFailed, codes(b.DialErrors), b.Dropped, b.DroppedByKind)
 		fmt.Fprintf(w, "  %d clock broadcasts, %d deliveries expected, %d delivered, %d missed by %d clients\n",
 			b.Broadcasts, b.Expected, b.Delivered, b.Missed, b.ClientsMissed)
 		fmt.Fprintf(w, "  latency from admin request: p50 %.1f ms, p99 %.1f ms, max %.1f ms; after the admin's answer: p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
 			b.Latency.P50, b.Latency.P99, b.Latency.Max, b.AfterAck.P50, b.AfterAck.P99, b.AfterAck.Max)
+	}
+	m := rep.Machine
+	if m.CPUs > 0 {
+		fmt.Fprintf(w, "machine: %d CPUs, load average %s at start, %s at end; CPU seconds used in the phase: server %.1f, load generator %.1f\n",
+			m.CPUs, m.LoadAvgStart, m.LoadAvgEnd, m.ServerCPU, m.ToolCPU)
 	}
 	rs := rep.RSS
 	fmt.Fprintf(w, "server RSS (%s): after setup %s, with watchers %s, end %s, peak %s\n", orNA(rs.Source), mib(rs.AfterSetup), mib(rs.AfterWatchers), mib(rs.End), mib(rs.Peak))

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"runtime"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +30,7 @@ type Report struct {
 	Judging    JudgingReport   `json:"judging"`
 	Broadcast  BroadcastReport `json:"broadcast"`
 	RSS        RSSReport       `json:"rss"`
+	Machine    MachineReport   `json:"machine"`
 	Invariants InvariantReport `json:"invariants"`
 	Crash      *CrashReport    `json:"crash,omitempty"`
 	Notes      []string        `json:"notes"`
@@ -63,6 +66,16 @@ type RSSReport struct {
 	AfterWatchers int64  `json:"after_watchers"`
 	End           int64  `json:"end"`
 	Peak          int64  `json:"peak"` // managed server only (polled /proc every 500 ms)
+}
+
+// MachineReport says how busy the machine was during the measured phase: the load
+// generator and the server share it (and, here, other work).
+type MachineReport struct {
+	CPUs         int     `json:"cpus"`
+	LoadAvgStart string  `json:"loadavg_start"`
+	LoadAvgEnd   string  `json:"loadavg_end"`
+	ServerCPU    float64 `json:"server_cpu_seconds"` // managed server only
+	ToolCPU      float64 `json:"loadtest_cpu_seconds"`
 }
 
 // runner holds one run's shared state.
@@ -249,10 +262,11 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	if r.rep.RSS.AfterSetup == 0 {
 		r.note("server RSS unavailable (no /metrics process collector and not a managed server)")
 	}
-	var peakStop chan struct{}
+	var peakStop, peakDone chan struct{}
 	if r.srv != nil {
-		peakStop = make(chan struct{})
+		peakStop, peakDone = make(chan struct{}), make(chan struct{})
 		go func() {
+			defer close(peakDone)
 			for sleepOr(peakStop, 500*time.Millisecond) {
 				if v := procRSS(r.srv.pid()); v > r.rep.RSS.Peak {
 					r.rep.RSS.Peak = v
@@ -292,6 +306,11 @@ func (r *runner) loadPhase(ctx context.Context) error {
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	r.rep.Machine = MachineReport{CPUs: runtime.NumCPU(), LoadAvgStart: loadAvg()}
+	cpu0, srvCPU0 := selfCPU(), 0.0
+	if r.srv != nil {
+		srvCPU0 = procCPU(r.srv.pid())
+	}
 	start := time.Now()
 	for i, j := range judges {
 		wg.Add(1)
@@ -317,11 +336,17 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	wg.Wait()
 	elapsed := time.Since(start)
 	side.Wait()
+	r.rep.Machine.LoadAvgEnd = loadAvg()
+	r.rep.Machine.ToolCPU = math.Round((selfCPU()-cpu0)*10) / 10
+	if r.srv != nil {
+		r.rep.Machine.ServerCPU = math.Round((procCPU(r.srv.pid())-srvCPU0)*10) / 10
+	}
 	time.Sleep(time.Second) // late broadcasts
 	r.rep.RSS.End = r.rss(ctx)
 	ws.close()
 	if peakStop != nil {
 		close(peakStop)
+		<-peakDone
 	}
 
 	r.rep.ElapsedSec = elapsed.Seconds()

@@ -209,10 +209,11 @@ type BroadcastReport struct {
 	Latency       Latency        `json:"latency"`           // from the admin's request being sent to receipt
 	AfterAck      Latency        `json:"latency_after_ack"` // receipt relative to the admin's 200 (negative = before it)
 	ByKind        map[string]int `json:"connected_by_kind"`
+	DroppedByKind map[string]int `json:"dropped_by_kind"`
 }
 
 func (ws *watchers) analyze(n int, toggles []toggle) BroadcastReport {
-	rep := BroadcastReport{Watchers: n, Connected: len(ws.list), DialFailed: ws.dialFailed, DialErrors: ws.dialErrs, Broadcasts: len(toggles), ByKind: map[string]int{}}
+	rep := BroadcastReport{Watchers: n, Connected: len(ws.list), DialFailed: ws.dialFailed, DialErrors: ws.dialErrs, Broadcasts: len(toggles), ByKind: map[string]int{}, DroppedByKind: map[string]int{}}
 	var lat, after []time.Duration
 	missedBy := map[*watcher]bool{}
 	for _, w := range ws.list {
@@ -222,6 +223,7 @@ func (ws *watchers) analyze(n int, toggles []toggle) BroadcastReport {
 		}
 		if w.remote.Load() {
 			rep.Dropped++
+			rep.DroppedByKind[w.kind]++
 		}
 	}
 	for _, t := range toggles {
