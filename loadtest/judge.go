@@ -133,8 +133,8 @@ func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 		if nr.ProjectID == nil {
 			switch nr.Reason {
 			case "paused":
-				r.jc.paused.Add(1)
-				if !sleepOr(stop, 10*time.Millisecond) {
+				r.jc.paused.Add(1) // a phone would wait for the clock event; poll gently
+				if !sleepOr(stop, 50*time.Millisecond+time.Duration(rng.IntN(50))*time.Millisecond) {
 					return
 				}
 			case "done":

@@ -73,6 +73,25 @@ func (rep *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "machine: %d CPUs, load average %s at start, %s at end; CPU seconds used in the phase: server %.1f, load generator %.1f\n",
 			m.CPUs, m.LoadAvgStart, m.LoadAvgEnd, m.ServerCPU, m.ToolCPU)
 	}
+	if m.FsyncProbe.Count > 0 {
+		fmt.Fprintf(w, "disk: 4 KiB write+fsync in the data dir before the run: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", m.FsyncProbe.P50, m.FsyncProbe.P99, m.FsyncProbe.Max)
+	}
+	if sm := rep.Metrics; sm.Available {
+		fmt.Fprintf(w, "server metrics over the phase: %.0f commands, journal fsync mean %.2f ms, batch mean %.1f commands, apply mean %.1f µs, ws broadcast mean %.1f ms\n",
+			sm.Commands, sm.FsyncMeanMs, sm.BatchMean, sm.ApplyMeanUs, sm.BroadcastMeanMs)
+		keys := make([]string, 0, len(sm.End))
+		for k := range sm.End {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, 0, len(keys))
+		for _, k := range keys {
+			if v := sm.End[k]; v != 0 {
+				parts = append(parts, fmt.Sprintf("%s=%g", k, v))
+			}
+		}
+		fmt.Fprintf(w, "  at the end: %s\n", strings.Join(parts, " "))
+	}
 	rs := rep.RSS
 	fmt.Fprintf(w, "server RSS (%s): after setup %s, with watchers %s, end %s, peak %s\n", orNA(rs.Source), mib(rs.AfterSetup), mib(rs.AfterWatchers), mib(rs.End), mib(rs.Peak))
 	ir := rep.Invariants

@@ -31,6 +31,7 @@ type Report struct {
 	Broadcast  BroadcastReport `json:"broadcast"`
 	RSS        RSSReport       `json:"rss"`
 	Machine    MachineReport   `json:"machine"`
+	Metrics    ServerMetrics   `json:"server_metrics"`
 	Invariants InvariantReport `json:"invariants"`
 	Crash      *CrashReport    `json:"crash,omitempty"`
 	Notes      []string        `json:"notes"`
@@ -76,6 +77,9 @@ type MachineReport struct {
 	LoadAvgEnd   string  `json:"loadavg_end"`
 	ServerCPU    float64 `json:"server_cpu_seconds"` // managed server only
 	ToolCPU      float64 `json:"loadtest_cpu_seconds"`
+	// FsyncProbe times 4 KiB write+fsync in the managed server's data directory just
+	// before the server starts.
+	FsyncProbe Latency `json:"fsync_probe"`
 }
 
 // runner holds one run's shared state.
@@ -164,6 +168,7 @@ func (r *runner) startManaged(ctx context.Context) (func(), error) {
 	if r.cfg.AdminPassword == "" {
 		r.cfg.AdminPassword = "loadtest-" + runID()
 	}
+	r.rep.Machine.FsyncProbe = fsyncProbe(dir, 200)
 	srv, err := newServerProc(r.cfg.ServerBin, dir, filepath.Join(root, "server.log"), r.cfg.AdminPassword, r.cfg.APIKey, r.cfg.ServerLogLevel, r.cfg.ServerEnv)
 	if err != nil {
 		return nil, err
@@ -306,7 +311,8 @@ func (r *runner) loadPhase(ctx context.Context) error {
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	r.rep.Machine = MachineReport{CPUs: runtime.NumCPU(), LoadAvgStart: loadAvg()}
+	r.rep.Machine.CPUs, r.rep.Machine.LoadAvgStart = runtime.NumCPU(), loadAvg()
+	metrics0 := scrape(ctx, r.admin.withStats(nil))
 	cpu0, srvCPU0 := selfCPU(), 0.0
 	if r.srv != nil {
 		srvCPU0 = procCPU(r.srv.pid())
@@ -343,6 +349,7 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	}
 	time.Sleep(time.Second) // late broadcasts
 	r.rep.RSS.End = r.rss(ctx)
+	r.rep.Metrics = serverMetrics(metrics0, scrape(ctx, r.admin.withStats(nil)))
 	ws.close()
 	if peakStop != nil {
 		close(peakStop)

@@ -259,3 +259,27 @@ func loadAvg() string {
 	}
 	return strings.Join(f[:3], " ")
 }
+
+// fsyncProbe times n 4 KiB write+fsync pairs in dir: the floor under every durable
+// write the server acknowledges on this disk.
+func fsyncProbe(dir string, n int) Latency {
+	f, err := os.CreateTemp(dir, "fsync-probe-*")
+	if err != nil {
+		return Latency{}
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	buf := make([]byte, 4096)
+	d := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		t := time.Now()
+		if _, err := f.WriteAt(buf, int64(i)*4096); err != nil {
+			break
+		}
+		if err := f.Sync(); err != nil {
+			break
+		}
+		d = append(d, time.Since(t))
+	}
+	return summarize(d)
+}
