@@ -63,8 +63,8 @@ func (rep *Report) Print(w io.Writer) {
 	if b.Watchers > 0 {
 		fmt.Fprintf(w, "broadcast: %d/%d watchers connected (%v), %d got hello, %d dial failures %s, %d dropped by the server %v\n",
 			b.Connected, b.Watchers, b.ByKind, b.Hello, b.DialFailed, codes(b.DialErrors), b.Dropped, b.DroppedByKind)
-		fmt.Fprintf(w, "  %d clock broadcasts, %d deliveries expected, %d delivered, %d missed by %d clients\n",
-			b.Broadcasts, b.Expected, b.Delivered, b.Missed, b.ClientsMissed)
+		fmt.Fprintf(w, "  %d clock broadcasts, %d deliveries expected, %d delivered, %d missed by %d connected clients, %d missed by clients the server dropped\n",
+			b.Broadcasts, b.Expected, b.Delivered, b.Missed, b.ClientsMissed, b.MissedDropped)
 		fmt.Fprintf(w, "  latency from admin request: p50 %.1f ms, p99 %.1f ms, max %.1f ms; after the admin's answer: p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
 			b.Latency.P50, b.Latency.P99, b.Latency.Max, b.AfterAck.P50, b.AfterAck.P99, b.AfterAck.Max)
 	}

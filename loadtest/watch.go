@@ -204,8 +204,9 @@ type BroadcastReport struct {
 	Broadcasts    int            `json:"broadcasts"`        // clock changes made by the admin side
 	Expected      int            `json:"expected"`          // (broadcast, subscribed watcher) pairs
 	Delivered     int            `json:"delivered"`         // pairs received
-	Missed        int            `json:"missed"`            // pairs never received
-	ClientsMissed int            `json:"clients_missed"`    // watchers that missed at least one broadcast
+	Missed        int            `json:"missed"`            // pairs never received by watchers that stayed connected
+	ClientsMissed int            `json:"clients_missed"`    // such watchers that missed at least one broadcast
+	MissedDropped int            `json:"missed_by_dropped"` // pairs never received by watchers the server dropped later
 	Latency       Latency        `json:"latency"`           // from the admin's request being sent to receipt
 	AfterAck      Latency        `json:"latency_after_ack"` // receipt relative to the admin's 200 (negative = before it)
 	ByKind        map[string]int `json:"connected_by_kind"`
@@ -238,6 +239,10 @@ func (ws *watchers) analyze(n int, toggles []toggle) BroadcastReport {
 			at, ok := w.got[t.key]
 			w.mu.Unlock()
 			if !ok {
+				if w.remote.Load() {
+					rep.MissedDropped++
+					continue
+				}
 				rep.Missed++
 				missedBy[w] = true
 				continue
