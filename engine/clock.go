@@ -32,6 +32,7 @@ func (s *State) pauseClock(c *Ctx, at int64) {
 	clk.Running = false
 	c.logf("clock paused")
 	s.emitClock(c)
+	s.bumpOptionsRef(c)
 }
 
 // ClockUnpause starts or resumes the clock.
@@ -51,6 +52,7 @@ func (*ClockUnpause) apply(s *State, c *Ctx) (any, error) {
 	clk.Running = true
 	c.logf("clock started")
 	s.emitClock(c)
+	s.bumpOptionsRef(c)
 	return *clk, nil
 }
 
@@ -64,6 +66,7 @@ func (*ClockReset) apply(s *State, c *Ctx) (any, error) {
 	s.Options.Clock = Clock{}
 	c.logf("clock reset")
 	s.emitClock(c)
+	s.bumpOptionsRef(c)
 	return s.Options.Clock, nil
 }
 

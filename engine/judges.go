@@ -132,14 +132,17 @@ func (cmd *CreateJudges) apply(s *State, c *Ctx) (any, error) {
 }
 
 // smallestGroup returns the group with the fewest active general judges (ties: lowest).
-func (s *State) smallestGroup() int {
+func (s *State) smallestGroup() int { return s.smallestGroupExcept(ZeroID) }
+
+// smallestGroupExcept is smallestGroup not counting the judge skip.
+func (s *State) smallestGroupExcept(skip ID) int {
 	n := s.Options.NumGroups
 	if n < 1 {
 		return 0
 	}
 	counts := make([]int, n)
 	for _, j := range s.Judges {
-		if j.Active && s.IsGeneral(j) && j.Group >= 0 && j.Group < n {
+		if j.ID != skip && j.Active && s.IsGeneral(j) && j.Group >= 0 && j.Group < n {
 			counts[j.Group]++
 		}
 	}
@@ -172,4 +175,195 @@ func itoa(n int) string {
 		b[i] = '-'
 	}
 	return string(b[i:])
+}
+
+func init() {
+	register(
+		func() Command { return &UpdateJudge{} },
+		func() Command { return &DeleteJudge{} },
+		func() Command { return &HideJudges{} },
+	)
+}
+
+// UpdateJudge changes the fields of a judge that are set (PUT /api/judge/:id). A nil
+// field is left as it is.
+type UpdateJudge struct {
+	Judge ID      `json:"judge"`
+	Name  *string `json:"name,omitempty"`
+	Email *string `json:"email,omitempty"`
+	Notes *string `json:"notes,omitempty"`
+	Track *string `json:"track,omitempty"`
+}
+
+// Kind implements Command.
+func (*UpdateJudge) Kind() string { return "judge.update" }
+
+func (cmd *UpdateJudge) apply(s *State, c *Ctx) (any, error) {
+	j, ok := s.Judges[cmd.Judge]
+	if !ok {
+		return nil, notFoundf("judge not found")
+	}
+	if cmd.Name != nil {
+		if err := checkName("name", *cmd.Name); err != nil {
+			return nil, err
+		}
+	}
+	if cmd.Email != nil {
+		if err := checkEmail(*cmd.Email); err != nil {
+			return nil, err
+		}
+		key := strings.ToLower(*cmd.Email)
+		for _, o := range s.Judges {
+			if o.ID != j.ID && strings.ToLower(o.Email) == key {
+				return nil, conflictf("a judge with email %s already exists", *cmd.Email)
+			}
+		}
+	}
+	if cmd.Notes != nil {
+		if err := checkText("notes", *cmd.Notes); err != nil {
+			return nil, err
+		}
+	}
+	if cmd.Track != nil && *cmd.Track != "" && !containsString(s.Options.Tracks, *cmd.Track) {
+		return nil, invalidf("track %q does not exist", *cmd.Track)
+	}
+	// Validated: mutate.
+	if cmd.Name != nil {
+		j.Name = *cmd.Name
+	}
+	if cmd.Email != nil {
+		j.Email = *cmd.Email
+	}
+	if cmd.Notes != nil {
+		j.Notes = *cmd.Notes
+	}
+	if cmd.Track != nil && *cmd.Track != j.Track {
+		wasGeneral := s.IsGeneral(j)
+		j.Track = *cmd.Track
+		if !wasGeneral && s.IsGeneral(j) {
+			// A track judge that becomes general joins groups the way a new judge does.
+			j.Group, j.GroupSeen = s.smallestGroupExcept(j.ID), 0
+		}
+		s.scoresChanged()
+	}
+	c.logf("edited judge %s", j.Name)
+	c.changed("judge", j.ID)
+	return nil, nil
+}
+
+// DeleteJudge removes a judge with its flags and session, releases its current project
+// and takes its finished views back out of the projects' view counts.
+type DeleteJudge struct {
+	Judge ID `json:"judge"`
+}
+
+// Kind implements Command.
+func (*DeleteJudge) Kind() string { return "judge.delete" }
+
+func (cmd *DeleteJudge) apply(s *State, c *Ctx) (any, error) {
+	j, ok := s.Judges[cmd.Judge]
+	if !ok {
+		return nil, notFoundf("judge not found")
+	}
+	general := s.IsGeneral(j)
+	touched := make([]ID, 0, len(j.SeenProjects))
+	for _, sp := range j.SeenProjects {
+		p, ok := s.Projects[sp.ProjectID]
+		if !ok {
+			continue
+		}
+		if general {
+			if p.Seen > 0 {
+				p.Seen--
+			}
+		} else if n := p.TrackSeen[j.Track]; n > 1 {
+			p.TrackSeen[j.Track] = n - 1
+		} else {
+			delete(p.TrackSeen, j.Track)
+		}
+		touched = append(touched, p.ID)
+	}
+	flags := s.Flags[:0]
+	for _, f := range s.Flags {
+		if f.JudgeID != j.ID {
+			flags = append(flags, f)
+		}
+	}
+	for i := len(flags); i < len(s.Flags); i++ {
+		s.Flags[i] = Flag{}
+	}
+	s.Flags = flags
+	if j.TokenHash != "" && s.tokenIndex[j.TokenHash] == j.ID {
+		delete(s.tokenIndex, j.TokenHash)
+	}
+	if s.codeIndex[j.Code] == j.ID {
+		delete(s.codeIndex, j.Code)
+	}
+	delete(s.Judges, j.ID)
+	for i, id := range s.JudgeOrder {
+		if id == j.ID {
+			s.JudgeOrder = append(s.JudgeOrder[:i], s.JudgeOrder[i+1:]...)
+			break
+		}
+	}
+	j.Current, j.CurrentSince = ZeroID, 0
+	s.forgetJudge(j)
+	s.scoresChanged()
+	c.logf("deleted judge %s", j.Name)
+	c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: JudgeEvent{Group: j.Group, Reason: "judge deleted"}})
+	c.changed("judge", j.ID)
+	if len(touched) > 0 {
+		c.changed("project", sortedIDs(touched)...)
+	}
+	return nil, nil
+}
+
+// HideJudges hides (Hide = true) or unhides judges. A hidden judge gets no projects: its
+// current one is released, and its rankings and stars leave every score. Any unknown id
+// refuses the whole command.
+type HideJudges struct {
+	Judges []ID `json:"judges"`
+	Hide   bool `json:"hide"`
+}
+
+// Kind implements Command.
+func (*HideJudges) Kind() string { return "judge.hide" }
+
+func (cmd *HideJudges) apply(s *State, c *Ctx) (any, error) {
+	ids, err := s.knownJudges(cmd.Judges)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	changed := make([]ID, 0, len(ids))
+	for _, id := range ids {
+		j := s.Judges[id]
+		if j.Active == !cmd.Hide {
+			continue
+		}
+		j.Active = !cmd.Hide
+		reason := "judge unhidden"
+		if cmd.Hide {
+			reason = "judge hidden"
+			j.Current, j.CurrentSince = ZeroID, 0
+		}
+		c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: s.judgeEvent(j, reason)})
+		changed = append(changed, id)
+	}
+	if len(changed) > 0 {
+		s.scoresChanged()
+	}
+	verb := "unhid"
+	if cmd.Hide {
+		verb = "hid"
+	}
+	if len(ids) == 1 {
+		c.logf("%s judge %s", verb, s.Judges[ids[0]].Name)
+	} else {
+		c.logf("%s %d judges", verb, len(ids))
+	}
+	c.changed("judge", changed...)
+	return nil, nil
 }

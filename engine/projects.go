@@ -131,3 +131,276 @@ func (cmd *CreateProjects) apply(s *State, c *Ctx) (any, error) {
 	c.changed("project", res.IDs...)
 	return res, nil
 }
+
+func init() {
+	register(
+		func() Command { return &UpdateProject{} },
+		func() Command { return &DeleteProject{} },
+		func() Command { return &HideProjects{} },
+		func() Command { return &MoveProject{} },
+		func() Command { return &PrioritizeProjects{} },
+	)
+}
+
+// UpdateProject changes the fields of a project that are set (PUT /api/project/:id). A
+// nil field is left as it is; the result is validated like a new project.
+type UpdateProject struct {
+	Project       ID        `json:"project"`
+	Name          *string   `json:"name,omitempty"`
+	Description   *string   `json:"description,omitempty"`
+	URL           *string   `json:"url,omitempty"`
+	TryLink       *string   `json:"try_link,omitempty"`
+	VideoLink     *string   `json:"video_link,omitempty"`
+	ChallengeList *[]string `json:"challenge_list,omitempty"`
+}
+
+// Kind implements Command.
+func (*UpdateProject) Kind() string { return "project.update" }
+
+func (cmd *UpdateProject) apply(s *State, c *Ctx) (any, error) {
+	p, ok := s.Projects[cmd.Project]
+	if !ok {
+		return nil, notFoundf("project not found")
+	}
+	np := NewProject{
+		Name: p.Name, Description: p.Description, URL: p.URL, TryLink: p.TryLink,
+		VideoLink: p.VideoLink, ChallengeList: p.ChallengeList,
+	}
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&np.Name, cmd.Name)
+	set(&np.Description, cmd.Description)
+	set(&np.URL, cmd.URL)
+	set(&np.TryLink, cmd.TryLink)
+	set(&np.VideoLink, cmd.VideoLink)
+	if cmd.ChallengeList != nil {
+		np.ChallengeList = append([]string{}, *cmd.ChallengeList...)
+	}
+	if err := CheckProject(&np); err != nil {
+		return nil, err
+	}
+	if cmd.ChallengeList != nil {
+		if tr, ign := s.ignored(&np); ign {
+			return nil, invalidf("project is in ignored track %q", tr)
+		}
+	}
+	// Validated: mutate.
+	p.Name, p.Description, p.URL, p.TryLink, p.VideoLink = np.Name, np.Description, np.URL, np.TryLink, np.VideoLink
+	if cmd.ChallengeList != nil {
+		p.ChallengeList = np.ChallengeList
+		s.scoresChanged()
+	}
+	if cmd.Name != nil || cmd.Description != nil {
+		s.syncSeenCopies(map[ID]*Project{p.ID: p})
+	}
+	c.logf("edited project %s (table %d)", p.Name, p.Location)
+	emitExpoUpsert(c, p)
+	c.changed("project", p.ID)
+	return nil, nil
+}
+
+// DeleteProject removes a project from every judge (seen list, rankings, skips, current
+// assignment), deletes its flags and frees its table.
+type DeleteProject struct {
+	Project ID `json:"project"`
+}
+
+// Kind implements Command.
+func (*DeleteProject) Kind() string { return "project.delete" }
+
+func (cmd *DeleteProject) apply(s *State, c *Ctx) (any, error) {
+	p, ok := s.Projects[cmd.Project]
+	if !ok {
+		return nil, notFoundf("project not found")
+	}
+	pid := p.ID
+	released := s.releaseJudgesOn(c, map[ID]bool{pid: true}, "project deleted")
+	touched := append([]ID{}, released...)
+	for _, j := range s.JudgesInOrder() {
+		hit := false
+		if _, ok := j.Skipped[pid]; ok {
+			delete(j.Skipped, pid)
+			hit = true
+		}
+		if i := indexSeen(j.SeenProjects, pid); i >= 0 {
+			j.SeenProjects = append(j.SeenProjects[:i], j.SeenProjects[i+1:]...)
+			if j.Seen > 0 {
+				j.Seen--
+			}
+			hit = true
+		}
+		for i, id := range j.Rankings {
+			if id == pid {
+				j.Rankings = append(j.Rankings[:i], j.Rankings[i+1:]...)
+				hit = true
+				break
+			}
+		}
+		if hit {
+			touched = append(touched, j.ID)
+		}
+	}
+	flags := s.Flags[:0]
+	for _, f := range s.Flags {
+		if f.ProjectID != pid {
+			flags = append(flags, f)
+		}
+	}
+	for i := len(flags); i < len(s.Flags); i++ {
+		s.Flags[i] = Flag{}
+	}
+	s.Flags = flags
+	if s.locIndex[p.Location] == pid {
+		delete(s.locIndex, p.Location)
+	}
+	delete(s.Projects, pid)
+	s.forgetProject(pid)
+	s.scoresChanged()
+	c.logf("deleted project %s (table %d)", p.Name, p.Location)
+	if p.Active {
+		emitExpoRemove(c, p)
+	}
+	c.changed("project", pid)
+	if len(touched) > 0 {
+		c.changed("judge", sortedIDs(touched)...)
+	}
+	return nil, nil
+}
+
+func indexSeen(list []SeenProject, pid ID) int {
+	for i := range list {
+		if list[i].ProjectID == pid {
+			return i
+		}
+	}
+	return -1
+}
+
+// HideProjects hides (Hide = true) or unhides projects. A hidden project leaves the
+// public listing and the judges currently on it are released. Any unknown id refuses
+// the whole command.
+type HideProjects struct {
+	Projects []ID `json:"projects"`
+	Hide     bool `json:"hide"`
+}
+
+// Kind implements Command.
+func (*HideProjects) Kind() string { return "project.hide" }
+
+func (cmd *HideProjects) apply(s *State, c *Ctx) (any, error) {
+	ids, err := s.knownProjects(cmd.Projects)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	changed := make([]ID, 0, len(ids))
+	hidden := map[ID]bool{}
+	for _, id := range ids {
+		p := s.Projects[id]
+		if p.Active == !cmd.Hide {
+			continue
+		}
+		p.Active = !cmd.Hide
+		if cmd.Hide {
+			hidden[id] = true
+			emitExpoRemove(c, p)
+		} else {
+			emitExpoUpsert(c, p)
+		}
+		changed = append(changed, id)
+	}
+	var released []ID
+	if len(hidden) > 0 {
+		released = s.releaseJudgesOn(c, hidden, "project hidden")
+	}
+	verb := "unhid"
+	if cmd.Hide {
+		verb = "hid"
+	}
+	if len(ids) == 1 {
+		p := s.Projects[ids[0]]
+		c.logf("%s project %s (table %d)", verb, p.Name, p.Location)
+	} else {
+		c.logf("%s %d projects", verb, len(ids))
+	}
+	c.changed("project", changed...)
+	if len(released) > 0 {
+		c.changed("judge", released...)
+	}
+	return nil, nil
+}
+
+// MoveProject moves a project to another table (which must be free); its group follows
+// the table, and so do the judges' copies of it.
+type MoveProject struct {
+	Project  ID  `json:"project"`
+	Location int `json:"location"`
+}
+
+// Kind implements Command.
+func (*MoveProject) Kind() string { return "project.move" }
+
+func (cmd *MoveProject) apply(s *State, c *Ctx) (any, error) {
+	p, ok := s.Projects[cmd.Project]
+	if !ok {
+		return nil, notFoundf("project not found")
+	}
+	if cmd.Location < 1 {
+		return nil, invalidf("location must be a table number of 1 or more")
+	}
+	if other, taken := s.locIndex[cmd.Location]; taken && other != p.ID {
+		return nil, conflictf("table %d is taken by %s", cmd.Location, s.Projects[other].Name)
+	}
+	from := p.Location
+	s.place(p, cmd.Location)
+	s.syncSeenCopies(map[ID]*Project{p.ID: p})
+	c.logf("moved project %s from table %d to table %d", p.Name, from, p.Location)
+	emitExpoUpsert(c, p)
+	c.changed("project", p.ID)
+	return nil, nil
+}
+
+// PrioritizeProjects sets or clears the prioritized flag of projects. Any unknown id
+// refuses the whole command.
+type PrioritizeProjects struct {
+	Projects   []ID `json:"projects"`
+	Prioritize bool `json:"prioritize"`
+}
+
+// Kind implements Command.
+func (*PrioritizeProjects) Kind() string { return "project.prioritize" }
+
+func (cmd *PrioritizeProjects) apply(s *State, c *Ctx) (any, error) {
+	ids, err := s.knownProjects(cmd.Projects)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	changed := make([]ID, 0, len(ids))
+	for _, id := range ids {
+		p := s.Projects[id]
+		if p.Prioritized != cmd.Prioritize {
+			p.Prioritized = cmd.Prioritize
+			changed = append(changed, id)
+		}
+	}
+	verb := "deprioritized"
+	if cmd.Prioritize {
+		verb = "prioritized"
+	}
+	if len(ids) == 1 {
+		p := s.Projects[ids[0]]
+		c.logf("%s project %s (table %d)", verb, p.Name, p.Location)
+	} else {
+		c.logf("%s %d projects", verb, len(ids))
+	}
+	c.changed("project", changed...)
+	return nil, nil
+}

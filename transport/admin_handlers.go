@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -16,7 +18,22 @@ func (s *Server) routesAdmin(api fiber.Router) {
 	api.Post("/admin/clock/backup", s.adminAuth, s.clockBackup)
 	api.Get("/admin/started", s.started)
 	api.Get("/admin/options", s.adminAuth, s.getOptions)
+	api.Post("/admin/options", s.adminAuth, s.setOptions)
+	api.Post("/admin/tracks", s.adminAuth, s.setOption(func() optionPayload { return &tracksReq{} }))
+	api.Post("/admin/track-views", s.adminAuth, s.setOption(func() optionPayload { return &trackViewsReq{} }))
+	api.Post("/admin/num-groups", s.adminAuth, s.setOption(func() optionPayload { return &numGroupsReq{} }))
+	api.Post("/admin/group-sizes", s.adminAuth, s.setOption(func() optionPayload { return &groupSizesReq{} }))
+	api.Post("/admin/block-reqs", s.adminAuth, s.setOption(func() optionPayload { return &blockReqsReq{} }))
+	api.Post("/admin/max-reqs", s.adminAuth, s.setOption(func() optionPayload { return &maxReqsReq{} }))
 	api.Get("/admin/timer", s.judgeOrAdmin, s.getTimer)
+	api.Post("/admin/deliberation", s.adminAuth, s.setDeliberation)
+	api.Get("/judge/deliberation", s.judgeAuth, s.getDeliberation)
+	api.Get("/admin/stats", s.adminAuth, s.adminStats)
+	api.Get("/admin/stats/:track", s.adminAuth, s.adminTrackStats)
+	api.Get("/admin/flags", s.adminAuth, s.listFlags)
+	api.Delete("/admin/flag/:id", s.adminAuth, s.dismissFlag)
+	api.Get("/admin/log", s.adminAuth, s.auditLog)
+	api.Post("/admin/reset", s.adminAuth, s.reset)
 	api.Post("/admin/backup", s.adminAuth, s.backup)
 	api.Get("/admin/backup/:name", s.adminAuth, s.downloadBackup)
 }
@@ -81,4 +98,206 @@ func (s *Server) downloadBackup(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, "application/gzip")
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+name+`"`)
 	return c.SendFile(p, false)
+}
+
+// parseOptionsBody decodes the body of POST /api/admin/options: any subset of the
+// settable fields (an empty body means {}); values are checked by the engine.
+func parseOptionsBody(body []byte) (*engine.SetOptions, error) {
+	var cmd engine.SetOptions
+	if err := decodeJSON(body, &cmd, true); err != nil {
+		return nil, err
+	}
+	return &cmd, nil
+}
+
+func (s *Server) setOptions(c *fiber.Ctx) error {
+	cmd, err := parseOptionsBody(c.Body())
+	if err != nil {
+		return err
+	}
+	if cmd.Empty() {
+		return ok(c) // nothing to change
+	}
+	return s.submitOK(c, cmd)
+}
+
+// optionPayload is the body of a single-setting route (tracks, track-views,
+// num-groups, group-sizes, block-reqs, max-reqs): one required field.
+type optionPayload interface {
+	validate() error
+	command() *engine.SetOptions
+}
+
+// setOption serves a single-setting route; newReq returns a fresh payload per request.
+func (s *Server) setOption(newReq func() optionPayload) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		req := newReq()
+		if err := bindJSON(c, req, false); err != nil {
+			return err
+		}
+		if err := req.validate(); err != nil {
+			return err
+		}
+		return s.submitOK(c, req.command())
+	}
+}
+
+type tracksReq struct {
+	Tracks *[]string `json:"tracks"`
+}
+
+func (r *tracksReq) validate() error             { return need("tracks", r.Tracks != nil) }
+func (r *tracksReq) command() *engine.SetOptions { return &engine.SetOptions{Tracks: r.Tracks} }
+
+type trackViewsReq struct {
+	TrackViews *[]int `json:"track_views"`
+}
+
+func (r *trackViewsReq) validate() error { return need("track_views", r.TrackViews != nil) }
+func (r *trackViewsReq) command() *engine.SetOptions {
+	return &engine.SetOptions{TrackViews: r.TrackViews}
+}
+
+type numGroupsReq struct {
+	NumGroups *int `json:"num_groups"`
+}
+
+func (r *numGroupsReq) validate() error { return need("num_groups", r.NumGroups != nil) }
+func (r *numGroupsReq) command() *engine.SetOptions {
+	return &engine.SetOptions{NumGroups: r.NumGroups}
+}
+
+type groupSizesReq struct {
+	GroupSizes *[]int `json:"group_sizes"`
+}
+
+func (r *groupSizesReq) validate() error { return need("group_sizes", r.GroupSizes != nil) }
+func (r *groupSizesReq) command() *engine.SetOptions {
+	return &engine.SetOptions{GroupSizes: r.GroupSizes}
+}
+
+type blockReqsReq struct {
+	BlockReqs *bool `json:"block_reqs"`
+}
+
+func (r *blockReqsReq) validate() error { return need("block_reqs", r.BlockReqs != nil) }
+func (r *blockReqsReq) command() *engine.SetOptions {
+	return &engine.SetOptions{BlockReqs: r.BlockReqs}
+}
+
+type maxReqsReq struct {
+	MaxReqPerMin *int `json:"max_req_per_min"`
+}
+
+func (r *maxReqsReq) validate() error { return need("max_req_per_min", r.MaxReqPerMin != nil) }
+func (r *maxReqsReq) command() *engine.SetOptions {
+	return &engine.SetOptions{MaxReqPerMin: r.MaxReqPerMin}
+}
+
+type deliberationReq struct {
+	Start *bool `json:"start"`
+}
+
+func (r *deliberationReq) validate() error { return need("start", r.Start != nil) }
+
+func (s *Server) setDeliberation(c *fiber.Ctx) error {
+	var req deliberationReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.SetDeliberation{Start: *req.Start})
+}
+
+func (s *Server) getDeliberation(c *fiber.Ctx) error {
+	var on bool
+	s.node.Read(func(st *engine.State) { on = st.Options.Deliberation })
+	return okFlag(c, on)
+}
+
+func (s *Server) adminStats(c *fiber.Ctx) error {
+	var st engine.AdminStats
+	s.node.Read(func(state *engine.State) { st = state.AdminStats("") })
+	return c.JSON(st)
+}
+
+func (s *Server) adminTrackStats(c *fiber.Ctx) error {
+	track, err := url.PathUnescape(c.Params("track"))
+	if err != nil {
+		return badRequest("invalid track name in path")
+	}
+	var st engine.AdminStats
+	found := false
+	s.node.Read(func(state *engine.State) {
+		for _, t := range state.Options.Tracks {
+			if t == track {
+				found = true
+				st = state.AdminStats(track)
+				return
+			}
+		}
+	})
+	if !found {
+		return notFound("no track named %q", track)
+	}
+	return c.JSON(st)
+}
+
+func (s *Server) listFlags(c *fiber.Ctx) error {
+	var out []engine.Flag
+	s.node.Read(func(st *engine.State) { out = st.FlagsView() })
+	return c.JSON(out)
+}
+
+func (s *Server) dismissFlag(c *fiber.Ctx) error {
+	id, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.DismissFlag{Flag: id})
+}
+
+func (s *Server) auditLog(c *fiber.Ctx) error {
+	// Strings are immutable: copy only the headers under the lock, join outside it.
+	var lines []string
+	s.node.Read(func(st *engine.State) {
+		l := st.Log
+		if len(l) > engine.MaxLogLines {
+			l = l[len(l)-engine.MaxLogLines:]
+		}
+		lines = append([]string(nil), l...)
+	})
+	return c.JSON(fiber.Map{"log": strings.Join(lines, "\n")})
+}
+
+type resetReq struct {
+	Type *string `json:"type"`
+}
+
+func (r *resetReq) validate() error {
+	if r.Type != nil && !engine.ValidResetType(*r.Type) {
+		return badRequest("unknown reset type %q (want all, projects, judges, judging-data or rankings)", *r.Type)
+	}
+	return nil
+}
+
+func (s *Server) reset(c *fiber.Ctx) error {
+	var req resetReq
+	if err := bindJSON(c, &req, true); err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	t := engine.ResetAll
+	if req.Type != nil {
+		t = *req.Type
+	}
+	_, name, err := s.node.SubmitWithBackup(c.UserContext(), actorOf(c), &engine.Reset{Type: t})
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"ok": 1, "backup": name})
 }

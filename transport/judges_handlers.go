@@ -1,6 +1,9 @@
 package transport
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/gofiber/fiber/v2"
 
 	"podium/engine"
@@ -10,6 +13,17 @@ func (s *Server) routesJudges(api fiber.Router) {
 	api.Get("/judge", s.judgeAuth, s.getJudgeSelf)
 	api.Post("/judge/new", s.adminAuth, s.newJudge)
 	api.Get("/judge/list", s.adminAuth, s.listJudges)
+	api.Get("/judge/stats", s.adminAuth, s.judgeStats)
+	api.Put("/judge/hide/:id", s.adminAuth, s.hideJudge)
+	api.Post("/judge/hide", s.adminAuth, s.hideJudges)
+	api.Put("/judge/move/group/:id", s.adminAuth, s.moveJudgeGroup)
+	api.Post("/judge/move/group", s.adminAuth, s.moveJudgesGroup)
+	api.Post("/judge/reassign", s.adminAuth, s.okAfterCmd(func() engine.Command { return &engine.ReassignJudges{} }))
+	api.Post("/admin/groups/swap", s.adminAuth, s.okAfterCmd(func() engine.Command { return &engine.SwapGroups{} }))
+	// These must not swallow other routes' static paths (PUT /judge/welcome is
+	// registered later): see adminIDRoute.
+	api.Put("/judge/:id", s.adminIDRoute(s.editJudge))
+	api.Delete("/judge/:id", s.adminIDRoute(s.deleteJudge))
 }
 
 type newJudgeReq struct {
@@ -38,6 +52,8 @@ func (s *Server) newJudge(c *fiber.Ctx) error {
 	res, err := s.submit(c, &engine.CreateJudges{
 		Judges: []engine.NewJudge{{Name: *req.Name, Email: *req.Email, Notes: req.Notes, Track: req.Track}},
 		Codes:  newLoginCodes(1),
+		// A duplicate email conflicts with current state (SPEC §1): 409.
+		DuplicateIsConflict: true,
 	})
 	if err != nil {
 		return err
@@ -73,4 +89,202 @@ func (s *Server) getJudgeSelf(c *fiber.Ctx) error {
 		return errUnauthorized
 	}
 	return c.JSON(v)
+}
+
+// okAfterCmd answers {"ok":1} after running a command that takes no input.
+func (s *Server) okAfterCmd(mk func() engine.Command) fiber.Handler {
+	return func(c *fiber.Ctx) error { return s.submitOK(c, mk()) }
+}
+
+// editJudgeReq is the body of PUT /api/judge/:id; every field is optional.
+type editJudgeReq struct {
+	Name  *string `json:"name"`
+	Email *string `json:"email"`
+	Notes *string `json:"notes"`
+	Track *string `json:"track"`
+}
+
+// adminIDRoute serves an admin route whose last segment is :id, such as
+// PUT /api/judge/:id, as a single handler. When the segment is not an id but the path is
+// another route's static path (PUT /api/judge/welcome, DELETE /api/judge/list), the
+// request is handed on to the routes registered after this one, and answered 405 when
+// none takes it; a single handler is needed for that, because c.Next() only continues
+// with the next matching route after the last handler of a route.
+func (s *Server) adminIDRoute(h fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if _, err := engine.ParseID(c.Params("id")); err != nil && s.isStaticPath(c.Path()) {
+			err := c.Next()
+			var fe *fiber.Error
+			if errors.As(err, &fe) && fe.Code == fiber.StatusNotFound {
+				return fiber.ErrMethodNotAllowed
+			}
+			return err
+		}
+		if !s.adminFromRequest(c) {
+			return s.adminAuth(c) // refuses exactly as the middleware does (401 or 429)
+		}
+		c.Locals(localAdmin, true)
+		return h(c)
+	}
+}
+
+// isStaticPath reports whether some route (any method) has exactly this parameterless
+// path. Only requests with a malformed id get here, so the route list is not cached.
+func (s *Server) isStaticPath(path string) bool {
+	path = strings.TrimSuffix(path, "/")
+	for _, r := range s.app.GetRoutes(true) {
+		if !strings.Contains(r.Path, ":") && !strings.Contains(r.Path, "*") && strings.EqualFold(r.Path, path) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) editJudge(c *fiber.Ctx) error {
+	id, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	var req editJudgeReq
+	if err := bindJSON(c, &req, true); err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.UpdateJudge{Judge: id, Name: req.Name, Email: req.Email, Notes: req.Notes, Track: req.Track})
+}
+
+func (s *Server) deleteJudge(c *fiber.Ctx) error {
+	id, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.DeleteJudge{Judge: id})
+}
+
+// hideReq is the optional body of the single hide routes (absent hide means true).
+type hideReq struct {
+	Hide *bool `json:"hide"`
+}
+
+func (r *hideReq) hide() bool { return r.Hide == nil || *r.Hide }
+
+// bulkHideReq is the body of the bulk hide routes.
+type bulkHideReq struct {
+	Items *[]string `json:"items"`
+	Hide  *bool     `json:"hide"`
+}
+
+func (r *bulkHideReq) validate() ([]engine.ID, error) {
+	if err := need("items", r.Items != nil); err != nil {
+		return nil, err
+	}
+	if err := need("hide", r.Hide != nil); err != nil {
+		return nil, err
+	}
+	return parseIDs(*r.Items)
+}
+
+func (s *Server) hideJudge(c *fiber.Ctx) error {
+	id, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	var req hideReq
+	if err := bindJSON(c, &req, true); err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.HideJudges{Judges: []engine.ID{id}, Hide: req.hide()})
+}
+
+func (s *Server) hideJudges(c *fiber.Ctx) error {
+	var req bulkHideReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	ids, err := req.validate()
+	if err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.HideJudges{Judges: ids, Hide: *req.Hide})
+}
+
+// groupReq is the body of the single group move routes.
+type groupReq struct {
+	Group *int `json:"group"`
+}
+
+func (r *groupReq) validate() error { return need("group", r.Group != nil) }
+
+// bulkGroupReq is the body of the bulk group move routes.
+type bulkGroupReq struct {
+	Items *[]string `json:"items"`
+	Group *int      `json:"group"`
+}
+
+func (r *bulkGroupReq) validate() ([]engine.ID, error) {
+	if err := need("items", r.Items != nil); err != nil {
+		return nil, err
+	}
+	if err := need("group", r.Group != nil); err != nil {
+		return nil, err
+	}
+	return parseIDs(*r.Items)
+}
+
+func (s *Server) moveJudgeGroup(c *fiber.Ctx) error {
+	id, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	var req groupReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.MoveJudgesGroup{Judges: []engine.ID{id}, Group: *req.Group})
+}
+
+func (s *Server) moveJudgesGroup(c *fiber.Ctx) error {
+	var req bulkGroupReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	ids, err := req.validate()
+	if err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.MoveJudgesGroup{Judges: ids, Group: *req.Group})
+}
+
+// entityStats is the body of GET /api/judge/stats and GET /api/project/stats.
+type entityStats struct {
+	Num       int     `json:"num"`
+	NumActive int     `json:"num_active"`
+	AvgSeen   float64 `json:"avg_seen"`
+}
+
+func (st *entityStats) add(active bool, seen int) {
+	st.Num++
+	if active {
+		st.NumActive++
+		st.AvgSeen += float64(seen) // a sum until done
+	}
+}
+
+func (st *entityStats) done() {
+	if st.NumActive > 0 {
+		st.AvgSeen /= float64(st.NumActive)
+	}
+}
+
+func (s *Server) judgeStats(c *fiber.Ctx) error {
+	var out entityStats
+	s.node.Read(func(st *engine.State) {
+		for _, j := range st.Judges {
+			out.add(j.Active, j.Seen)
+		}
+	})
+	out.done()
+	return c.JSON(out)
 }

@@ -12,6 +12,18 @@ func (s *Server) routesProjects(api fiber.Router) {
 	api.Post("/project/new", s.adminAuth, s.newProject)
 	api.Get("/project/list", s.adminAuth, s.listProjects)
 	api.Get("/project/list/public", s.listPublicProjects)
+	api.Get("/project/stats", s.adminAuth, s.projectStats)
+	api.Put("/project/hide/:id", s.adminAuth, s.hideProject)
+	api.Post("/project/hide", s.adminAuth, s.hideProjects)
+	api.Put("/project/move/group/:id", s.adminAuth, s.moveProjectGroup)
+	api.Post("/project/move/group", s.adminAuth, s.moveProjectsGroup)
+	api.Put("/project/move/:id", s.adminIDRoute(s.moveProject))
+	api.Put("/project/prioritize/:id", s.adminAuth, s.prioritizeProject)
+	api.Post("/project/prioritize", s.adminAuth, s.prioritizeProjects)
+	api.Post("/project/reassign", s.adminAuth, s.okAfterCmd(func() engine.Command { return &engine.ReassignProjects{} }))
+	api.Post("/project/balance-groups", s.adminAuth, s.okAfterCmd(func() engine.Command { return &engine.BalanceGroups{} }))
+	api.Put("/project/:id", s.adminIDRoute(s.editProject))
+	api.Delete("/project/:id", s.adminIDRoute(s.deleteProject))
 	api.Get("/challenges", s.listChallenges)
 	api.Get("/group-info", s.groupInfo)
 }
@@ -92,4 +104,177 @@ func (s *Server) groupInfo(c *fiber.Ctx) error {
 	var gi engine.GroupInfo
 	s.node.Read(func(st *engine.State) { gi = st.GroupInfoView() })
 	return c.JSON(gi)
+}
+
+// editProjectReq is the body of PUT /api/project/:id; every field is optional and
+// challenge_list is a comma-separated string as in POST /api/project/new.
+type editProjectReq struct {
+	Name          *string `json:"name"`
+	Description   *string `json:"description"`
+	URL           *string `json:"url"`
+	TryLink       *string `json:"try_link"`
+	VideoLink     *string `json:"video_link"`
+	ChallengeList *string `json:"challenge_list"`
+}
+
+func (s *Server) editProject(c *fiber.Ctx) error {
+	id, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	var req editProjectReq
+	if err := bindJSON(c, &req, true); err != nil {
+		return err
+	}
+	cmd := &engine.UpdateProject{
+		Project: id, Name: req.Name, Description: req.Description, URL: req.URL,
+		TryLink: req.TryLink, VideoLink: req.VideoLink,
+	}
+	if req.ChallengeList != nil {
+		list := engine.SplitChallenges(*req.ChallengeList)
+		cmd.ChallengeList = &list
+	}
+	return s.submitOK(c, cmd)
+}
+
+func (s *Server) deleteProject(c *fiber.Ctx) error {
+	id, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.DeleteProject{Project: id})
+}
+
+func (s *Server) hideProject(c *fiber.Ctx) error {
+	id, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	var req hideReq
+	if err := bindJSON(c, &req, true); err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.HideProjects{Projects: []engine.ID{id}, Hide: req.hide()})
+}
+
+func (s *Server) hideProjects(c *fiber.Ctx) error {
+	var req bulkHideReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	ids, err := req.validate()
+	if err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.HideProjects{Projects: ids, Hide: *req.Hide})
+}
+
+func (s *Server) moveProjectGroup(c *fiber.Ctx) error {
+	id, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	var req groupReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.MoveProjectsGroup{Projects: []engine.ID{id}, Group: *req.Group})
+}
+
+func (s *Server) moveProjectsGroup(c *fiber.Ctx) error {
+	var req bulkGroupReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	ids, err := req.validate()
+	if err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.MoveProjectsGroup{Projects: ids, Group: *req.Group})
+}
+
+// moveProjectReq is the body of PUT /api/project/move/:id.
+type moveProjectReq struct {
+	Location *int `json:"location"`
+}
+
+func (r *moveProjectReq) validate() error { return need("location", r.Location != nil) }
+
+func (s *Server) moveProject(c *fiber.Ctx) error {
+	id, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	var req moveProjectReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.MoveProject{Project: id, Location: *req.Location})
+}
+
+// prioritizeReq is the body of PUT /api/project/prioritize/:id.
+type prioritizeReq struct {
+	Prioritize *bool `json:"prioritize"`
+}
+
+func (r *prioritizeReq) validate() error { return need("prioritize", r.Prioritize != nil) }
+
+// bulkPrioritizeReq is the body of POST /api/project/prioritize.
+type bulkPrioritizeReq struct {
+	Items      *[]string `json:"items"`
+	Prioritize *bool     `json:"prioritize"`
+}
+
+func (r *bulkPrioritizeReq) validate() ([]engine.ID, error) {
+	if err := need("items", r.Items != nil); err != nil {
+		return nil, err
+	}
+	if err := need("prioritize", r.Prioritize != nil); err != nil {
+		return nil, err
+	}
+	return parseIDs(*r.Items)
+}
+
+func (s *Server) prioritizeProject(c *fiber.Ctx) error {
+	id, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	var req prioritizeReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.PrioritizeProjects{Projects: []engine.ID{id}, Prioritize: *req.Prioritize})
+}
+
+func (s *Server) prioritizeProjects(c *fiber.Ctx) error {
+	var req bulkPrioritizeReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	ids, err := req.validate()
+	if err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.PrioritizeProjects{Projects: ids, Prioritize: *req.Prioritize})
+}
+
+func (s *Server) projectStats(c *fiber.Ctx) error {
+	var out entityStats
+	s.node.Read(func(st *engine.State) {
+		for _, p := range st.Projects {
+			out.add(p.Active, p.Seen)
+		}
+	})
+	out.done()
+	return c.JSON(out)
 }

@@ -102,8 +102,13 @@ func okFlag(c *fiber.Ctx, v bool) error {
 
 // bindJSON decodes the request body into v. An empty body is an error unless optional
 // (then v keeps its zero value, as if the body were {}).
-func bindJSON(c *fiber.Ctx, v any, optional bool) error {
-	body := c.Body()
+func bindJSON(c *fiber.Ctx, v any, optional bool) error { return decodeJSON(c.Body(), v, optional) }
+
+// decodeJSON is bindJSON on a body already read. A JSON null is not an object: 400.
+func decodeJSON(body []byte, v any, optional bool) error {
+	if strings.TrimSpace(string(body)) == "null" {
+		return badRequest("request body has the wrong type (want a JSON object)")
+	}
 	if len(strings.TrimSpace(string(body))) == 0 {
 		if optional {
 			return nil

@@ -1,0 +1,345 @@
+package engine
+
+import (
+	"math"
+	"strings"
+)
+
+func init() {
+	register(func() Command { return &SetOptions{} })
+}
+
+// Option limits of SPEC §4.
+const (
+	MaxJudgingTimer = 86400
+	MaxMinViews     = 1000
+	MaxNumGroups    = 64
+	MaxReqPerMin    = 100000
+	// DefaultTrackViews is the track_views value of a new track.
+	DefaultTrackViews = 3
+	// DefaultGroupSize is the size given to groups added by a num_groups change.
+	DefaultGroupSize = 30
+	// maxListLen bounds the option lists (tracks, ignore_tracks) so one request cannot
+	// blow the state up.
+	maxListLen = 1000
+)
+
+// SetOptions changes any subset of the settable options (POST /api/admin/options and
+// the single-setting routes: tracks, track-views, num-groups, group-sizes, block-reqs,
+// max-reqs). A nil field is left as it is. Everything is validated against the options
+// as they would be after the change; any invalid field refuses the whole command.
+type SetOptions struct {
+	JudgingTimer   *int      `json:"judging_timer,omitempty"`
+	MinViews       *int      `json:"min_views,omitempty"`
+	ClockSync      *bool     `json:"clock_sync,omitempty"`
+	JudgeTracks    *bool     `json:"judge_tracks,omitempty"`
+	Tracks         *[]string `json:"tracks,omitempty"`
+	TrackViews     *[]int    `json:"track_views,omitempty"`
+	MultiGroup     *bool     `json:"multi_group,omitempty"`
+	NumGroups      *int      `json:"num_groups,omitempty"`
+	GroupSizes     *[]int    `json:"group_sizes,omitempty"`
+	SwitchingMode  *string   `json:"switching_mode,omitempty"`
+	AutoSwitchProp *float64  `json:"auto_switch_prop,omitempty"`
+	GroupNames     *[]string `json:"group_names,omitempty"`
+	IgnoreTracks   *[]string `json:"ignore_tracks,omitempty"`
+	MaxReqPerMin   *int      `json:"max_req_per_min,omitempty"`
+	BlockReqs      *bool     `json:"block_reqs,omitempty"`
+}
+
+// Kind implements Command.
+func (*SetOptions) Kind() string { return "options.set" }
+
+// Empty reports whether the command changes no field.
+func (cmd *SetOptions) Empty() bool { return len(cmd.fields()) == 0 }
+
+// fields names the fields the command sets, in the order of the options' JSON.
+func (cmd *SetOptions) fields() []string {
+	var out []string
+	add := func(name string, set bool) {
+		if set {
+			out = append(out, name)
+		}
+	}
+	add("judging_timer", cmd.JudgingTimer != nil)
+	add("min_views", cmd.MinViews != nil)
+	add("clock_sync", cmd.ClockSync != nil)
+	add("judge_tracks", cmd.JudgeTracks != nil)
+	add("tracks", cmd.Tracks != nil)
+	add("track_views", cmd.TrackViews != nil)
+	add("multi_group", cmd.MultiGroup != nil)
+	add("num_groups", cmd.NumGroups != nil)
+	add("group_sizes", cmd.GroupSizes != nil)
+	add("switching_mode", cmd.SwitchingMode != nil)
+	add("auto_switch_prop", cmd.AutoSwitchProp != nil)
+	add("group_names", cmd.GroupNames != nil)
+	add("ignore_tracks", cmd.IgnoreTracks != nil)
+	add("max_req_per_min", cmd.MaxReqPerMin != nil)
+	add("block_reqs", cmd.BlockReqs != nil)
+	return out
+}
+
+// next returns the options as they would be after the command, or the first invalid
+// field. It does not touch s.
+func (cmd *SetOptions) next(cur *Options) (Options, error) {
+	o := *cur
+	o.Tracks = append([]string{}, cur.Tracks...)
+	o.TrackViews = append([]int{}, cur.TrackViews...)
+	o.GroupSizes = append([]int{}, cur.GroupSizes...)
+	o.GroupNames = append([]string{}, cur.GroupNames...)
+	o.IgnoreTracks = append([]string{}, cur.IgnoreTracks...)
+	o.TrackQRCodes = make(map[string]string, len(cur.TrackQRCodes))
+	for k, v := range cur.TrackQRCodes {
+		o.TrackQRCodes[k] = v
+	}
+
+	if v := cmd.JudgingTimer; v != nil {
+		if *v < 0 || *v > MaxJudgingTimer {
+			return o, invalidf("judging_timer must be between 0 and %d seconds", MaxJudgingTimer)
+		}
+		o.JudgingTimer = *v
+	}
+	if v := cmd.MinViews; v != nil {
+		if *v < 0 || *v > MaxMinViews {
+			return o, invalidf("min_views must be between 0 and %d", MaxMinViews)
+		}
+		o.MinViews = *v
+	}
+	if v := cmd.ClockSync; v != nil {
+		o.ClockSync = *v
+	}
+	if v := cmd.JudgeTracks; v != nil {
+		o.JudgeTracks = *v
+	}
+	if v := cmd.MultiGroup; v != nil {
+		o.MultiGroup = *v
+	}
+	if v := cmd.BlockReqs; v != nil {
+		o.BlockReqs = *v
+	}
+	if v := cmd.SwitchingMode; v != nil {
+		if *v != "auto" && *v != "manual" {
+			return o, invalidf(`switching_mode must be "auto" or "manual"`)
+		}
+		o.SwitchingMode = *v
+	}
+	if v := cmd.AutoSwitchProp; v != nil {
+		if math.IsNaN(*v) || *v <= 0 || *v > 1 {
+			return o, invalidf("auto_switch_prop must be greater than 0 and at most 1")
+		}
+		o.AutoSwitchProp = *v
+	}
+	if v := cmd.MaxReqPerMin; v != nil {
+		if *v < 1 || *v > MaxReqPerMin {
+			return o, invalidf("max_req_per_min must be between 1 and %d", MaxReqPerMin)
+		}
+		o.MaxReqPerMin = *v
+	}
+	if v := cmd.IgnoreTracks; v != nil {
+		if err := checkNameList("ignore_tracks", *v, false); err != nil {
+			return o, err
+		}
+		o.IgnoreTracks = append([]string{}, (*v)...)
+	}
+
+	// Tracks, then their views (kept by name; new tracks get the default).
+	if v := cmd.Tracks; v != nil {
+		if err := checkNameList("tracks", *v, true); err != nil {
+			return o, err
+		}
+		views := make(map[string]int, len(cur.Tracks))
+		for i, t := range cur.Tracks {
+			if i < len(cur.TrackViews) {
+				views[t] = cur.TrackViews[i]
+			}
+		}
+		o.Tracks = append([]string{}, (*v)...)
+		o.TrackViews = make([]int, len(o.Tracks))
+		for i, t := range o.Tracks {
+			if n, ok := views[t]; ok {
+				o.TrackViews[i] = n
+			} else {
+				o.TrackViews[i] = DefaultTrackViews
+			}
+		}
+		for t := range o.TrackQRCodes {
+			if !containsString(o.Tracks, t) {
+				delete(o.TrackQRCodes, t)
+			}
+		}
+	}
+	if v := cmd.TrackViews; v != nil {
+		if len(*v) != len(o.Tracks) {
+			return o, invalidf("track_views must have one value per track (%d tracks, %d values)", len(o.Tracks), len(*v))
+		}
+		for i, n := range *v {
+			if n < 1 {
+				return o, invalidf("track_views[%d] must be at least 1", i)
+			}
+		}
+		o.TrackViews = append([]int{}, (*v)...)
+	}
+
+	// Groups: num_groups first; sizes and names not given are resized to match.
+	if v := cmd.NumGroups; v != nil {
+		if *v < 1 || *v > MaxNumGroups {
+			return o, invalidf("num_groups must be between 1 and %d", MaxNumGroups)
+		}
+		o.NumGroups = *v
+		if cmd.GroupSizes == nil {
+			o.GroupSizes = resizeSizes(o.GroupSizes, *v)
+		}
+		if cmd.GroupNames == nil {
+			o.GroupNames = resizeNames(o.GroupNames, *v)
+		}
+	}
+	if v := cmd.GroupSizes; v != nil {
+		if len(*v) != o.NumGroups {
+			return o, invalidf("group_sizes must have one size per group (%d groups, %d sizes)", o.NumGroups, len(*v))
+		}
+		for i, n := range *v {
+			if n < 1 {
+				return o, invalidf("group_sizes[%d] must be positive", i)
+			}
+		}
+		o.GroupSizes = append([]int{}, (*v)...)
+	}
+	if v := cmd.GroupNames; v != nil {
+		if len(*v) != o.NumGroups {
+			return o, invalidf("group_names must have one name per group (%d groups, %d names)", o.NumGroups, len(*v))
+		}
+		for i, n := range *v {
+			if err := checkName("group_names["+itoa(i)+"]", n); err != nil {
+				return o, err
+			}
+		}
+		o.GroupNames = append([]string{}, (*v)...)
+	}
+	return o, nil
+}
+
+// checkNameList checks a list of names: each non-empty and at most MaxNameLen
+// characters, at most maxListLen of them, and unique when unique is set.
+func checkNameList(field string, list []string, unique bool) error {
+	if len(list) > maxListLen {
+		return invalidf("%s has more than %d entries", field, maxListLen)
+	}
+	seen := make(map[string]bool, len(list))
+	for i, t := range list {
+		if err := checkName(field+"["+itoa(i)+"]", t); err != nil {
+			return err
+		}
+		if unique && seen[t] {
+			return invalidf("%s has %q twice", field, t)
+		}
+		seen[t] = true
+	}
+	return nil
+}
+
+func resizeSizes(sizes []int, n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		if i < len(sizes) {
+			out[i] = sizes[i]
+		} else {
+			out[i] = DefaultGroupSize
+		}
+	}
+	return out
+}
+
+func resizeNames(names []string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		if i < len(names) {
+			out[i] = names[i]
+		} else {
+			out[i] = "Group " + itoa(i+1)
+		}
+	}
+	return out
+}
+
+func (cmd *SetOptions) apply(s *State, c *Ctx) (any, error) {
+	fields := cmd.fields()
+	if len(fields) == 0 {
+		return nil, nil // nothing to change: not an options change
+	}
+	o, err := cmd.next(&s.Options)
+	if err != nil {
+		return nil, err
+	}
+	old := s.Options
+	s.Options = o
+	c.logf("options changed: %s", strings.Join(fields, ", "))
+
+	if !optStringsEqual(old.GroupNames, o.GroupNames) || old.MultiGroup != o.MultiGroup {
+		c.emit(Event{Type: EvGroupInfo, To: ToEveryone, Data: s.GroupInfoView()})
+	}
+	if old.NumGroups != o.NumGroups || !optIntsEqual(old.GroupSizes, o.GroupSizes) {
+		s.regroup(c)
+	}
+	if old.JudgeTracks != o.JudgeTracks || !optStringsEqual(old.Tracks, o.Tracks) {
+		s.scoresChanged()
+	}
+	s.bumpOptionsRef(c)
+	return nil, nil
+}
+
+// regroup recomputes every project's group from its table and moves judges whose group
+// no longer exists into the group with the fewest judges.
+func (s *State) regroup(c *Ctx) {
+	var moved []ID
+	for _, p := range s.ProjectsByLocation() {
+		g := s.Options.GroupOfTable(p.Location)
+		if g == p.Group {
+			continue
+		}
+		p.Group = g
+		moved = append(moved, p.ID)
+		emitExpoUpsert(c, p)
+	}
+	if len(moved) > 0 {
+		c.changed("project", moved...)
+	}
+	var judges []ID
+	for _, j := range s.JudgesInOrder() {
+		if j.Group >= 0 && j.Group < s.Options.NumGroups {
+			continue
+		}
+		// Out of range: count it nowhere while choosing its new group.
+		j.Group = -1
+		j.Group = s.smallestGroup()
+		j.GroupSeen = 0
+		judges = append(judges, j.ID)
+		c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: s.judgeEvent(j, "groups resized")})
+	}
+	if len(judges) > 0 {
+		c.logf("moved %d judges out of removed groups", len(judges))
+		c.changed("judge", judges...)
+	}
+}
+
+func optStringsEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func optIntsEqual(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
