@@ -8,23 +8,49 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-// buildPodium compiles ./cmd/podium into a temp dir, as a real deployment would run it.
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildBin  string
+	buildErr  error
+)
+
+// TestMain removes the podium binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// buildPodium compiles ./cmd/podium once into a temp dir, as a real deployment would
+// run it.
 func buildPodium(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "podium")
-	goTool := os.Getenv("GO")
-	if goTool == "" {
-		goTool = "go"
+	buildOnce.Do(func() {
+		if buildDir, buildErr = os.MkdirTemp("", "podium-loadtest-bin-*"); buildErr != nil {
+			return
+		}
+		buildBin = filepath.Join(buildDir, "podium")
+		goTool := os.Getenv("GO")
+		if goTool == "" {
+			goTool = "go"
+		}
+		out, err := exec.Command(goTool, "build", "-o", buildBin, "../cmd/podium").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/podium: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	cmd := exec.Command(goTool, "build", "-o", bin, "../cmd/podium")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/podium: %v\n%s", err, out)
-	}
-	return bin
+	return buildBin
 }
 
 func testLog(t *testing.T) func(string, ...any) {
