@@ -28,6 +28,7 @@ type StatusError struct {
 	RetryAfter   string // Retry-After header, if any
 }
 
+// Error describes the answer.
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s %s: %d %s", e.Method, e.Path, e.Code, strings.TrimSpace(e.Body))
 }
