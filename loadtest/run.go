@@ -147,7 +147,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 // connect (re)binds the clients to base.
 func (r *runner) connect(base string, setupStats *Stats) {
-	hc := newHTTPClient(r.cfg.Judges+r.cfg.Readers+r.cfg.Creators+64, 30*time.Second)
+	hc := newHTTPClient(base, r.cfg.Judges+r.cfg.Readers+r.cfg.Creators+64, 30*time.Second)
 	r.admin = newClient(base, r.cfg.AdminPassword, hc, setupStats)
 	r.c = r.admin.withStats(NewStats())
 }
