@@ -70,8 +70,8 @@ func (rep *Report) Print(w io.Writer) {
 	}
 	m := rep.Machine
 	if m.CPUs > 0 {
-		fmt.Fprintf(w, "machine: %d CPUs, load average %s at start, %s at end; CPU seconds used in the phase: server %.1f, load generator %.1f\n",
-			m.CPUs, m.LoadAvgStart, m.LoadAvgEnd, m.ServerCPU, m.ToolCPU)
+		fmt.Fprintf(w, "machine: %d CPUs, load average %s at start, %s at end; CPU seconds used in the phase: server %.1f, load generator %.1f (load generator RSS %s)\n",
+			m.CPUs, m.LoadAvgStart, m.LoadAvgEnd, m.ServerCPU, m.ToolCPU, mib(m.ToolRSS))
 	}
 	if m.FsyncProbe.Count > 0 {
 		fmt.Fprintf(w, "disk: 4 KiB write+fsync in the data dir before the run: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", m.FsyncProbe.P50, m.FsyncProbe.P99, m.FsyncProbe.Max)

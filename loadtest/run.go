@@ -77,6 +77,7 @@ type MachineReport struct {
 	LoadAvgEnd   string  `json:"loadavg_end"`
 	ServerCPU    float64 `json:"server_cpu_seconds"` // managed server only
 	ToolCPU      float64 `json:"loadtest_cpu_seconds"`
+	ToolRSS      int64   `json:"loadtest_rss_end"`
 	// FsyncProbe times 4 KiB write+fsync in the managed server's data directory just
 	// before the server starts.
 	FsyncProbe Latency `json:"fsync_probe"`
@@ -343,6 +344,7 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	elapsed := time.Since(start)
 	side.Wait()
 	r.rep.Machine.LoadAvgEnd = loadAvg()
+	r.rep.Machine.ToolRSS = procRSS(os.Getpid())
 	r.rep.Machine.ToolCPU = math.Round((selfCPU()-cpu0)*10) / 10
 	if r.srv != nil {
 		r.rep.Machine.ServerCPU = math.Round((procCPU(r.srv.pid())-srvCPU0)*10) / 10
