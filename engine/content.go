@@ -1,26 +1,89 @@
 package engine
 
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/xml"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+func init() {
+	register(
+		func() Command { return &CreateScheduleEntry{} },
+		func() Command { return &UpdateScheduleEntry{} },
+		func() Command { return &CreateSponsor{} },
+		func() Command { return &UpdateSponsor{} },
+		func() Command { return &CreateFAQEntry{} },
+		func() Command { return &UpdateFAQEntry{} },
+		func() Command { return &DeleteContent{} },
+		func() Command { return &ReplaceContent{} },
+	)
+}
+
+// The content kinds of SPEC §9, as they appear in management routes.
+const (
+	ContentSchedule = "schedule"
+	ContentSponsors = "sponsors"
+	ContentFAQ      = "faq"
+)
+
+// ContentKinds lists the content kinds in a fixed order.
+var ContentKinds = []string{ContentSchedule, ContentSponsors, ContentFAQ}
+
+// MaxLogoBytes is the largest accepted logo (decoded), SPEC §9.
+const MaxLogoBytes = 1 << 20
+
+// LogoContentTypes are the accepted logo media types.
+var LogoContentTypes = []string{"image/png", "image/jpeg", "image/webp", "image/gif", "image/svg+xml"}
+
 // Content is the public content of SPEC §9 (schedule, sponsors, FAQ). It lives in the
-// same state and journal as judging data but no judging reset touches it.
+// same state and journal as judging data but no judging reset touches it. Each slice is
+// in creation order (document order after a bulk replace); the views sort.
 type Content struct {
 	Schedule []ScheduleEntry `json:"schedule"`
 	Sponsors []Sponsor       `json:"sponsors"`
 	FAQ      []FAQEntry      `json:"faq"`
 }
 
-// ScheduleEntry is one item of the event schedule.
+// ScheduleEntry is one item of the event schedule. Times are ms since the Unix epoch.
 type ScheduleEntry struct {
-	ID ID `json:"id"`
+	ID          ID       `json:"id"`
+	EventName   string   `json:"event_name"`
+	Description string   `json:"description"`
+	StartTime   int64    `json:"start_time"`
+	EndTime     int64    `json:"end_time"`
+	Location    string   `json:"location"`
+	Tags        []string `json:"tags"`
+	CreatedAt   int64    `json:"created_at"`
+	UpdatedAt   int64    `json:"updated_at"`
 }
 
-// Sponsor is one sponsor with its inlined logo.
+// Sponsor is one sponsor with its inlined logo (raw base64 and its media type; both
+// empty when the sponsor has no logo).
 type Sponsor struct {
-	ID ID `json:"id"`
+	ID              ID     `json:"id"`
+	Name            string `json:"name"`
+	Tier            string `json:"tier"`
+	WebsiteURL      string `json:"website_url"`
+	Description     string `json:"description"`
+	DisplayOrder    int    `json:"display_order"`
+	LogoData        string `json:"logo_data"`
+	LogoContentType string `json:"logo_content_type"`
+	CreatedAt       int64  `json:"created_at"`
+	UpdatedAt       int64  `json:"updated_at"`
 }
 
 // FAQEntry is one question and answer.
 type FAQEntry struct {
-	ID ID `json:"id"`
+	ID           ID     `json:"id"`
+	Question     string `json:"question"`
+	Answer       string `json:"answer"`
+	DisplayOrder int    `json:"display_order"`
+	CreatedAt    int64  `json:"created_at"`
+	UpdatedAt    int64  `json:"updated_at"`
 }
 
 func newContent() Content {
@@ -38,13 +101,720 @@ func (c *Content) fill() {
 	if c.FAQ == nil {
 		c.FAQ = []FAQEntry{}
 	}
+	for i := range c.Schedule {
+		if c.Schedule[i].Tags == nil {
+			c.Schedule[i].Tags = []string{}
+		}
+	}
 }
 
-// clone copies the content lists (entries are replaced, never changed in place).
+// hasID reports whether any content entry uses id.
+func (c *Content) hasID(id ID) bool {
+	for i := range c.Schedule {
+		if c.Schedule[i].ID == id {
+			return true
+		}
+	}
+	for i := range c.Sponsors {
+		if c.Sponsors[i].ID == id {
+			return true
+		}
+	}
+	for i := range c.FAQ {
+		if c.FAQ[i].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// newContentID returns an id unused by judges, projects, content and taken.
+func (c *Ctx) newContentID(taken map[ID]bool) ID {
+	for {
+		id := c.newID()
+		if !c.state.Content.hasID(id) && !taken[id] {
+			if taken != nil {
+				taken[id] = true
+			}
+			return id
+		}
+	}
+}
+
+// ---- Fields (what a command sets) ----
+
+// ScheduleFields are the settable fields of a schedule entry. A nil field is "not
+// given": required on create (event_name, start_time, end_time), unchanged on update.
+// Times are ms since the Unix epoch.
+type ScheduleFields struct {
+	EventName   *string   `json:"event_name,omitempty"`
+	Description *string   `json:"description,omitempty"`
+	StartTime   *int64    `json:"start_time,omitempty"`
+	EndTime     *int64    `json:"end_time,omitempty"`
+	Location    *string   `json:"location,omitempty"`
+	Tags        *[]string `json:"tags,omitempty"`
+}
+
+// SponsorFields are the settable fields of a sponsor (nil = not given; name is required
+// on create).
+type SponsorFields struct {
+	Name            *string `json:"name,omitempty"`
+	Tier            *string `json:"tier,omitempty"`
+	WebsiteURL      *string `json:"website_url,omitempty"`
+	Description     *string `json:"description,omitempty"`
+	DisplayOrder    *int    `json:"display_order,omitempty"`
+	LogoData        *string `json:"logo_data,omitempty"`
+	LogoContentType *string `json:"logo_content_type,omitempty"`
+}
+
+// FAQFields are the settable fields of a FAQ entry (nil = not given; question and
+// answer are required on create).
+type FAQFields struct {
+	Question     *string `json:"question,omitempty"`
+	Answer       *string `json:"answer,omitempty"`
+	DisplayOrder *int    `json:"display_order,omitempty"`
+}
+
+// setStr copies *p into dst when p is given.
+func setStr(dst *string, p *string) {
+	if p != nil {
+		*dst = *p
+	}
+}
+
+// requireContent reports a missing required field on create.
+func requireContent(field string, present bool) *Error {
+	if !present {
+		return invalidf("%s is required", field)
+	}
+	return nil
+}
+
+func checkRequiredText(field, v string, max int) *Error {
+	if strings.TrimSpace(v) == "" {
+		return invalidf("%s must not be empty", field)
+	}
+	return checkLen(field, v, max)
+}
+
+func checkLen(field, v string, max int) *Error {
+	if utf8.RuneCountInString(v) > max {
+		return invalidf("%s is longer than %d characters", field, max)
+	}
+	return nil
+}
+
+// buildSchedule applies f to base (a new entry on create) and validates the result.
+func buildSchedule(f ScheduleFields, base ScheduleEntry, create bool) (ScheduleEntry, *Error) {
+	if create {
+		for _, r := range []struct {
+			name string
+			ok   bool
+		}{{"event_name", f.EventName != nil}, {"start_time", f.StartTime != nil}, {"end_time", f.EndTime != nil}} {
+			if err := requireContent(r.name, r.ok); err != nil {
+				return base, err
+			}
+		}
+	}
+	e := base
+	setStr(&e.EventName, f.EventName)
+	setStr(&e.Description, f.Description)
+	setStr(&e.Location, f.Location)
+	if f.StartTime != nil {
+		e.StartTime = *f.StartTime
+	}
+	if f.EndTime != nil {
+		e.EndTime = *f.EndTime
+	}
+	if f.Tags != nil {
+		tags := make([]string, 0, len(*f.Tags))
+		for _, t := range *f.Tags {
+			if t = strings.TrimSpace(t); t != "" {
+				tags = append(tags, t)
+			}
+		}
+		e.Tags = tags
+	}
+	if e.Tags == nil {
+		e.Tags = []string{}
+	}
+	if err := checkRequiredText("event_name", e.EventName, MaxNameLen); err != nil {
+		return base, err
+	}
+	if err := checkLen("description", e.Description, MaxNotesLen); err != nil {
+		return base, err
+	}
+	if err := checkLen("location", e.Location, MaxNameLen); err != nil {
+		return base, err
+	}
+	for _, t := range e.Tags {
+		if err := checkLen("tag", t, MaxNameLen); err != nil {
+			return base, err
+		}
+	}
+	if e.EndTime < e.StartTime {
+		return base, invalidf("end_time must not be before start_time")
+	}
+	return e, nil
+}
+
+// buildSponsor applies f to base and validates the result (logo included).
+func buildSponsor(f SponsorFields, base Sponsor, create bool) (Sponsor, *Error) {
+	if create {
+		if err := requireContent("name", f.Name != nil); err != nil {
+			return base, err
+		}
+	}
+	e := base
+	setStr(&e.Name, f.Name)
+	setStr(&e.Tier, f.Tier)
+	setStr(&e.WebsiteURL, f.WebsiteURL)
+	setStr(&e.Description, f.Description)
+	setStr(&e.LogoData, f.LogoData)
+	setStr(&e.LogoContentType, f.LogoContentType)
+	if f.DisplayOrder != nil {
+		e.DisplayOrder = *f.DisplayOrder
+	}
+	if err := checkRequiredText("name", e.Name, MaxNameLen); err != nil {
+		return base, err
+	}
+	if err := checkLen("tier", e.Tier, MaxNameLen); err != nil {
+		return base, err
+	}
+	if !ValidURL(e.WebsiteURL) {
+		return base, invalidf("website_url must be empty or an absolute http(s) URL")
+	}
+	if err := checkLen("description", e.Description, MaxNotesLen); err != nil {
+		return base, err
+	}
+	// Only a logo that changed is checked again (an unchanged one passed before).
+	if create || f.LogoData != nil || f.LogoContentType != nil {
+		data, ctype, err := CheckLogo(e.LogoData, e.LogoContentType)
+		if err != nil {
+			return base, err
+		}
+		e.LogoData, e.LogoContentType = data, ctype
+	}
+	return e, nil
+}
+
+// buildFAQ applies f to base and validates the result.
+func buildFAQ(f FAQFields, base FAQEntry, create bool) (FAQEntry, *Error) {
+	if create {
+		if err := requireContent("question", f.Question != nil); err != nil {
+			return base, err
+		}
+		if err := requireContent("answer", f.Answer != nil); err != nil {
+			return base, err
+		}
+	}
+	e := base
+	setStr(&e.Question, f.Question)
+	setStr(&e.Answer, f.Answer)
+	if f.DisplayOrder != nil {
+		e.DisplayOrder = *f.DisplayOrder
+	}
+	if err := checkRequiredText("question", e.Question, MaxNotesLen); err != nil {
+		return base, err
+	}
+	if err := checkRequiredText("answer", e.Answer, MaxNotesLen); err != nil {
+		return base, err
+	}
+	return e, nil
+}
+
+// ---- Logos ----
+
+// CheckLogo validates a logo (SPEC §9) and returns it normalised: the content type in
+// lower case, the data as standard base64 without line breaks. Both empty means "no
+// logo". The data must be raw base64 (no "data:" prefix), at most MaxLogoBytes decoded,
+// of an accepted type, and its bytes must match that type.
+func CheckLogo(data, ctype string) (string, string, *Error) {
+	ctype = strings.ToLower(strings.TrimSpace(ctype))
+	if data == "" && ctype == "" {
+		return "", "", nil
+	}
+	if data == "" {
+		return "", "", invalidf("logo_content_type is set but logo_data is empty")
+	}
+	if ctype == "" {
+		return "", "", invalidf("logo_content_type is required with logo_data")
+	}
+	if !containsString(LogoContentTypes, ctype) {
+		return "", "", invalidf("logo_content_type %q is not allowed (want one of %s)", ctype, strings.Join(LogoContentTypes, ", "))
+	}
+	if strings.HasPrefix(data, "data:") {
+		return "", "", invalidf("logo_data must be raw base64 without a data: prefix")
+	}
+	// Cheap size check before decoding anything (generous: line breaks are allowed).
+	if len(data) > 2*base64.StdEncoding.EncodedLen(MaxLogoBytes) {
+		return "", "", invalidf("logo is larger than %d bytes", MaxLogoBytes)
+	}
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return "", "", invalidf("logo_data is not valid base64")
+	}
+	if len(raw) == 0 {
+		return "", "", invalidf("logo_data is empty after decoding")
+	}
+	if len(raw) > MaxLogoBytes {
+		return "", "", invalidf("logo is larger than %d bytes", MaxLogoBytes)
+	}
+	if !logoMatches(ctype, raw) {
+		return "", "", invalidf("logo_data does not contain a %s image", ctype)
+	}
+	if strings.ContainsAny(data, "\r\n") {
+		data = base64.StdEncoding.EncodeToString(raw)
+	}
+	return data, ctype, nil
+}
+
+// logoMatches checks the file signature of raw against the declared type.
+func logoMatches(ctype string, raw []byte) bool {
+	switch ctype {
+	case "image/png":
+		return bytes.HasPrefix(raw, []byte("\x89PNG\r\n\x1a\n"))
+	case "image/jpeg":
+		return bytes.HasPrefix(raw, []byte{0xFF, 0xD8, 0xFF})
+	case "image/gif":
+		return bytes.HasPrefix(raw, []byte("GIF87a")) || bytes.HasPrefix(raw, []byte("GIF89a"))
+	case "image/webp":
+		return len(raw) >= 12 && string(raw[0:4]) == "RIFF" && string(raw[8:12]) == "WEBP"
+	case "image/svg+xml":
+		return isSVG(raw)
+	}
+	return false
+}
+
+// isSVG reports whether raw is UTF-8 text that starts (after a BOM and white space) with
+// "<svg" or "<?xml" and whose first XML element is <svg>.
+func isSVG(raw []byte) bool {
+	if !utf8.Valid(raw) || bytes.IndexByte(raw, 0) >= 0 {
+		return false
+	}
+	text := bytes.TrimPrefix(raw, []byte("\xEF\xBB\xBF"))
+	text = bytes.TrimLeft(text, " \t\r\n")
+	if !bytes.HasPrefix(text, []byte("<svg")) && !bytes.HasPrefix(text, []byte("<?xml")) {
+		return false
+	}
+	d := xml.NewDecoder(bytes.NewReader(text))
+	d.Strict = false
+	for i := 0; i < 1000; i++ {
+		tok, err := d.RawToken()
+		if err != nil {
+			return false
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			return se.Name.Local == "svg"
+		}
+	}
+	return false
+}
+
+// ---- Commands ----
+
+// CreateScheduleEntry adds a schedule entry. Result: the new ID.
+type CreateScheduleEntry struct {
+	Entry ScheduleFields `json:"entry"`
+}
+
+// Kind implements Command.
+func (*CreateScheduleEntry) Kind() string { return "content.schedule.create" }
+
+func (cmd *CreateScheduleEntry) apply(s *State, c *Ctx) (any, error) {
+	e, err := buildSchedule(cmd.Entry, ScheduleEntry{}, true)
+	if err != nil {
+		return nil, err
+	}
+	e.ID = c.newContentID(nil)
+	e.CreatedAt, e.UpdatedAt = c.Time, c.Time
+	s.Content.Schedule = append(s.Content.Schedule, e)
+	c.logf("added schedule entry %s", e.EventName)
+	c.changed("content", e.ID)
+	return e.ID, nil
+}
+
+// UpdateScheduleEntry changes the given fields of a schedule entry.
+type UpdateScheduleEntry struct {
+	ID    ID             `json:"id"`
+	Entry ScheduleFields `json:"entry"`
+}
+
+// Kind implements Command.
+func (*UpdateScheduleEntry) Kind() string { return "content.schedule.update" }
+
+func (cmd *UpdateScheduleEntry) apply(s *State, c *Ctx) (any, error) {
+	i := indexSchedule(s.Content.Schedule, cmd.ID)
+	if i < 0 {
+		return nil, notFoundf("no schedule entry with id %s", cmd.ID)
+	}
+	e, err := buildSchedule(cmd.Entry, s.Content.Schedule[i], false)
+	if err != nil {
+		return nil, err
+	}
+	e.UpdatedAt = c.Time
+	s.Content.Schedule[i] = e
+	c.logf("updated schedule entry %s", e.EventName)
+	c.changed("content", e.ID)
+	return nil, nil
+}
+
+// CreateSponsor adds a sponsor. Result: the new ID.
+type CreateSponsor struct {
+	Sponsor SponsorFields `json:"sponsor"`
+}
+
+// Kind implements Command.
+func (*CreateSponsor) Kind() string { return "content.sponsor.create" }
+
+func (cmd *CreateSponsor) apply(s *State, c *Ctx) (any, error) {
+	e, err := buildSponsor(cmd.Sponsor, Sponsor{}, true)
+	if err != nil {
+		return nil, err
+	}
+	e.ID = c.newContentID(nil)
+	e.CreatedAt, e.UpdatedAt = c.Time, c.Time
+	s.Content.Sponsors = append(s.Content.Sponsors, e)
+	c.logf("added sponsor %s", e.Name)
+	c.changed("content", e.ID)
+	return e.ID, nil
+}
+
+// UpdateSponsor changes the given fields of a sponsor.
+type UpdateSponsor struct {
+	ID      ID            `json:"id"`
+	Sponsor SponsorFields `json:"sponsor"`
+}
+
+// Kind implements Command.
+func (*UpdateSponsor) Kind() string { return "content.sponsor.update" }
+
+func (cmd *UpdateSponsor) apply(s *State, c *Ctx) (any, error) {
+	i := indexSponsor(s.Content.Sponsors, cmd.ID)
+	if i < 0 {
+		return nil, notFoundf("no sponsor with id %s", cmd.ID)
+	}
+	e, err := buildSponsor(cmd.Sponsor, s.Content.Sponsors[i], false)
+	if err != nil {
+		return nil, err
+	}
+	e.UpdatedAt = c.Time
+	s.Content.Sponsors[i] = e
+	c.logf("updated sponsor %s", e.Name)
+	c.changed("content", e.ID)
+	return nil, nil
+}
+
+// CreateFAQEntry adds a FAQ entry. Result: the new ID.
+type CreateFAQEntry struct {
+	Entry FAQFields `json:"entry"`
+}
+
+// Kind implements Command.
+func (*CreateFAQEntry) Kind() string { return "content.faq.create" }
+
+func (cmd *CreateFAQEntry) apply(s *State, c *Ctx) (any, error) {
+	e, err := buildFAQ(cmd.Entry, FAQEntry{}, true)
+	if err != nil {
+		return nil, err
+	}
+	e.ID = c.newContentID(nil)
+	e.CreatedAt, e.UpdatedAt = c.Time, c.Time
+	s.Content.FAQ = append(s.Content.FAQ, e)
+	c.logf("added FAQ entry %s", e.ID)
+	c.changed("content", e.ID)
+	return e.ID, nil
+}
+
+// UpdateFAQEntry changes the given fields of a FAQ entry.
+type UpdateFAQEntry struct {
+	ID    ID        `json:"id"`
+	Entry FAQFields `json:"entry"`
+}
+
+// Kind implements Command.
+func (*UpdateFAQEntry) Kind() string { return "content.faq.update" }
+
+func (cmd *UpdateFAQEntry) apply(s *State, c *Ctx) (any, error) {
+	i := indexFAQ(s.Content.FAQ, cmd.ID)
+	if i < 0 {
+		return nil, notFoundf("no FAQ entry with id %s", cmd.ID)
+	}
+	e, err := buildFAQ(cmd.Entry, s.Content.FAQ[i], false)
+	if err != nil {
+		return nil, err
+	}
+	e.UpdatedAt = c.Time
+	s.Content.FAQ[i] = e
+	c.logf("updated FAQ entry %s", e.ID)
+	c.changed("content", e.ID)
+	return nil, nil
+}
+
+// DeleteContent removes one entry of a content kind (ContentSchedule, ContentSponsors
+// or ContentFAQ).
+type DeleteContent struct {
+	Content string `json:"content"`
+	ID      ID     `json:"id"`
+}
+
+// Kind implements Command.
+func (*DeleteContent) Kind() string { return "content.delete" }
+
+func (cmd *DeleteContent) apply(s *State, c *Ctx) (any, error) {
+	switch cmd.Content {
+	case ContentSchedule:
+		i := indexSchedule(s.Content.Schedule, cmd.ID)
+		if i < 0 {
+			return nil, notFoundf("no schedule entry with id %s", cmd.ID)
+		}
+		name := s.Content.Schedule[i].EventName
+		s.Content.Schedule = append(s.Content.Schedule[:i:i], s.Content.Schedule[i+1:]...)
+		c.logf("deleted schedule entry %s", name)
+	case ContentSponsors:
+		i := indexSponsor(s.Content.Sponsors, cmd.ID)
+		if i < 0 {
+			return nil, notFoundf("no sponsor with id %s", cmd.ID)
+		}
+		name := s.Content.Sponsors[i].Name
+		s.Content.Sponsors = append(s.Content.Sponsors[:i:i], s.Content.Sponsors[i+1:]...)
+		c.logf("deleted sponsor %s", name)
+	case ContentFAQ:
+		i := indexFAQ(s.Content.FAQ, cmd.ID)
+		if i < 0 {
+			return nil, notFoundf("no FAQ entry with id %s", cmd.ID)
+		}
+		s.Content.FAQ = append(s.Content.FAQ[:i:i], s.Content.FAQ[i+1:]...)
+		c.logf("deleted FAQ entry %s", cmd.ID)
+	default:
+		return nil, invalidf("unknown content kind %q", cmd.Content)
+	}
+	c.changed("content", cmd.ID)
+	return nil, nil
+}
+
+// ReplaceContent replaces the schedule, sponsors and FAQ all at once (the bulk
+// document). Every entry gets a new id; an empty list empties that kind. Atomic: one
+// invalid entry refuses the whole document.
+type ReplaceContent struct {
+	Schedule []ScheduleFields `json:"schedule"`
+	Sponsors []SponsorFields  `json:"sponsors"`
+	FAQ      []FAQFields      `json:"faq"`
+}
+
+// Kind implements Command.
+func (*ReplaceContent) Kind() string { return "content.replace" }
+
+func (cmd *ReplaceContent) apply(s *State, c *Ctx) (any, error) {
+	schedule := make([]ScheduleEntry, 0, len(cmd.Schedule))
+	for i, f := range cmd.Schedule {
+		e, err := buildSchedule(f, ScheduleEntry{}, true)
+		if err != nil {
+			return nil, itemErr("schedule", i, err)
+		}
+		schedule = append(schedule, e)
+	}
+	sponsors := make([]Sponsor, 0, len(cmd.Sponsors))
+	for i, f := range cmd.Sponsors {
+		e, err := buildSponsor(f, Sponsor{}, true)
+		if err != nil {
+			return nil, itemErr("sponsors", i, err)
+		}
+		sponsors = append(sponsors, e)
+	}
+	faq := make([]FAQEntry, 0, len(cmd.FAQ))
+	for i, f := range cmd.FAQ {
+		e, err := buildFAQ(f, FAQEntry{}, true)
+		if err != nil {
+			return nil, itemErr("faq", i, err)
+		}
+		faq = append(faq, e)
+	}
+	// Valid: assign ids (unused by the old content too, so stale links never resolve to
+	// a different entry) and swap the lists in.
+	taken := map[ID]bool{}
+	ids := make([]ID, 0, len(schedule)+len(sponsors)+len(faq))
+	for i := range schedule {
+		schedule[i].ID = c.newContentID(taken)
+		schedule[i].CreatedAt, schedule[i].UpdatedAt = c.Time, c.Time
+		ids = append(ids, schedule[i].ID)
+	}
+	for i := range sponsors {
+		sponsors[i].ID = c.newContentID(taken)
+		sponsors[i].CreatedAt, sponsors[i].UpdatedAt = c.Time, c.Time
+		ids = append(ids, sponsors[i].ID)
+	}
+	for i := range faq {
+		faq[i].ID = c.newContentID(taken)
+		faq[i].CreatedAt, faq[i].UpdatedAt = c.Time, c.Time
+		ids = append(ids, faq[i].ID)
+	}
+	s.Content = Content{Schedule: schedule, Sponsors: sponsors, FAQ: faq}
+	c.logf("replaced public content: %d schedule entries, %d sponsors, %d FAQ entries", len(schedule), len(sponsors), len(faq))
+	c.changed("content", ids...)
+	return nil, nil
+}
+
+func itemErr(kind string, i int, err *Error) *Error {
+	return &Error{Kind: err.Kind, Msg: kind + "[" + itoa(i) + "]: " + err.Msg}
+}
+
+func indexSchedule(list []ScheduleEntry, id ID) int {
+	for i := range list {
+		if list[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func indexSponsor(list []Sponsor, id ID) int {
+	for i := range list {
+		if list[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func indexFAQ(list []FAQEntry, id ID) int {
+	for i := range list {
+		if list[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// ---- Views (the wire form of SPEC §9) ----
+
+// ContentTime formats ms as an RFC 3339 UTC time (fractional seconds only when non-zero).
+func ContentTime(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)
+}
+
+// ScheduleView is a schedule entry on the wire.
+type ScheduleView struct {
+	ID          ID       `json:"id"`
+	EventName   string   `json:"event_name"`
+	Description string   `json:"description"`
+	StartTime   string   `json:"start_time"`
+	EndTime     string   `json:"end_time"`
+	Location    string   `json:"location"`
+	Tags        []string `json:"tags"`
+	CreatedAt   string   `json:"created_at"`
+	UpdatedAt   string   `json:"updated_at"`
+}
+
+// SponsorView is a sponsor on the wire.
+type SponsorView struct {
+	ID              ID     `json:"id"`
+	Name            string `json:"name"`
+	Tier            string `json:"tier"`
+	WebsiteURL      string `json:"website_url"`
+	Description     string `json:"description"`
+	DisplayOrder    int    `json:"display_order"`
+	LogoData        string `json:"logo_data"`
+	LogoContentType string `json:"logo_content_type"`
+	CreatedAt       string `json:"created_at"`
+	UpdatedAt       string `json:"updated_at"`
+}
+
+// FAQView is a FAQ entry on the wire.
+type FAQView struct {
+	ID           ID     `json:"id"`
+	Question     string `json:"question"`
+	Answer       string `json:"answer"`
+	DisplayOrder int    `json:"display_order"`
+	CreatedAt    string `json:"created_at"`
+	UpdatedAt    string `json:"updated_at"`
+}
+
+// ScheduleView returns the schedule sorted by start time (ties: creation order). The
+// result shares no mutable memory with the state.
+func (s *State) ScheduleView() []ScheduleView {
+	list := s.Content.Schedule
+	out := make([]ScheduleView, len(list))
+	for i, e := range list {
+		out[i] = ScheduleView{
+			ID: e.ID, EventName: e.EventName, Description: e.Description,
+			StartTime: ContentTime(e.StartTime), EndTime: ContentTime(e.EndTime),
+			Location: e.Location, Tags: append(make([]string, 0, len(e.Tags)), e.Tags...),
+			CreatedAt: ContentTime(e.CreatedAt), UpdatedAt: ContentTime(e.UpdatedAt),
+		}
+	}
+	idx := sortedIndex(len(list), func(a, b int) bool { return list[a].StartTime < list[b].StartTime })
+	return permute(out, idx)
+}
+
+// SponsorsView returns the sponsors sorted by display_order, then name (case-insensitive,
+// then byte order), then creation order.
+func (s *State) SponsorsView() []SponsorView {
+	list := s.Content.Sponsors
+	out := make([]SponsorView, len(list))
+	lower := make([]string, len(list))
+	for i, e := range list {
+		lower[i] = strings.ToLower(e.Name)
+		out[i] = SponsorView{
+			ID: e.ID, Name: e.Name, Tier: e.Tier, WebsiteURL: e.WebsiteURL,
+			Description: e.Description, DisplayOrder: e.DisplayOrder, LogoData: e.LogoData,
+			LogoContentType: e.LogoContentType,
+			CreatedAt:       ContentTime(e.CreatedAt), UpdatedAt: ContentTime(e.UpdatedAt),
+		}
+	}
+	idx := sortedIndex(len(list), func(a, b int) bool {
+		if list[a].DisplayOrder != list[b].DisplayOrder {
+			return list[a].DisplayOrder < list[b].DisplayOrder
+		}
+		if lower[a] != lower[b] {
+			return lower[a] < lower[b]
+		}
+		return list[a].Name < list[b].Name
+	})
+	return permute(out, idx)
+}
+
+// FAQView returns the FAQ sorted by display_order (ties: creation order).
+func (s *State) FAQView() []FAQView {
+	list := s.Content.FAQ
+	out := make([]FAQView, len(list))
+	for i, e := range list {
+		out[i] = FAQView{
+			ID: e.ID, Question: e.Question, Answer: e.Answer, DisplayOrder: e.DisplayOrder,
+			CreatedAt: ContentTime(e.CreatedAt), UpdatedAt: ContentTime(e.UpdatedAt),
+		}
+	}
+	idx := sortedIndex(len(list), func(a, b int) bool { return list[a].DisplayOrder < list[b].DisplayOrder })
+	return permute(out, idx)
+}
+
+// sortedIndex returns 0..n-1 stably sorted by less.
+func sortedIndex(n int, less func(a, b int) bool) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return less(idx[a], idx[b]) })
+	return idx
+}
+
+func permute[T any](in []T, idx []int) []T {
+	out := make([]T, len(in))
+	for i, j := range idx {
+		out[i] = in[j]
+	}
+	return out
+}
+
+// clone deep-copies the content lists (strings, logos included, are shared).
 func (c Content) clone() Content {
-	return Content{
+	out := Content{
 		Schedule: cloneSlice(c.Schedule),
 		Sponsors: cloneSlice(c.Sponsors),
 		FAQ:      cloneSlice(c.FAQ),
 	}
+	for i := range out.Schedule {
+		out.Schedule[i].Tags = cloneSlice(out.Schedule[i].Tags)
+	}
+	return out
 }
