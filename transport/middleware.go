@@ -38,10 +38,12 @@ func (s *Server) bodyLimit(c *fiber.Ctx) error {
 }
 
 // routeLabel is the route template for logs and metrics ("unmatched" when no route
-// matched).
-func routeLabel(c *fiber.Ctx) string {
+// matched). entry is the route the request had when requestLog began: the middleware
+// route, which Fiber still reports after the chain when no route matched (Fiber rewrites
+// a middleware route's Method from "USE" to the request's method).
+func routeLabel(c *fiber.Ctx, entry *fiber.Route) string {
 	r := c.Route()
-	if r == nil || r.Method == "USE" {
+	if r == nil || r == entry || r.Method == "USE" {
 		return "unmatched"
 	}
 	return r.Path
@@ -51,6 +53,7 @@ func routeLabel(c *fiber.Ctx) string {
 // duration; never the raw URL, headers or bodies) and feeds the metrics observer.
 func (s *Server) requestLog(c *fiber.Ctx) error {
 	start := time.Now()
+	entry := c.Route()
 	err := c.Next()
 	if err != nil {
 		if herr := s.handleError(c, err); herr != nil {
@@ -59,7 +62,7 @@ func (s *Server) requestLog(c *fiber.Ctx) error {
 	}
 	d := time.Since(start)
 	status := c.Response().StatusCode()
-	route := routeLabel(c)
+	route := routeLabel(c, entry)
 	method := c.Method()
 	s.obs.Request(route, method, status, d)
 	ev := s.log.Info()

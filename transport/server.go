@@ -83,6 +83,7 @@ type Server struct {
 // Each is optional so that the server works before they exist.
 type extensions struct {
 	shutdown []func(ctx context.Context) error
+	realtime realtimeExt // websocket hub and metrics endpoint (realtime_handlers.go)
 }
 
 // Option customises a Server.

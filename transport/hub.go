@@ -1,0 +1,749 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	fastws "github.com/fasthttp/websocket"
+
+	"podium/engine"
+)
+
+// The hub pushes events to websocket clients (SPEC §7). It is shaped after NATS's client
+// handling: every connection has its own bounded queue and one writer goroutine that owns
+// every write (pings included); the hub never blocks on a socket, hands the same encoded
+// bytes to every queue, and disconnects a client whose queue is full. The engine never
+// waits for the hub: events arrive through a buffered channel that drops when full.
+//
+// A queue entry is a delivery: every message one dispatch (one or more engine batches)
+// has for that client, in order. A CSV import of 500 projects is then one delivery of 500
+// expo messages, not 500 entries that would overflow every queue at once; a client is
+// slow when 64 deliveries wait for it.
+
+const (
+	wsQueueLen     = 64      // deliveries queued per connection before it counts as slow
+	wsMaxInbound   = 4 << 10 // bytes; a bigger inbound message closes the connection
+	wsEventBacklog = 4096    // event batches waiting for the hub goroutine
+	wsDrainMax     = 256     // batches the hub coalesces into one dispatch
+
+	wsSocketSendBuffer = 128 << 10 // SO_SNDBUF of a websocket connection
+
+	roleAnonymous = "anonymous"
+	roleJudge     = "judge"
+	roleAdmin     = "admin"
+
+	dropSlow     = "slow"
+	dropOversize = "oversize"
+	dropIdle     = "idle"
+)
+
+// hubTimings are the websocket intervals; tests shorten them.
+type hubTimings struct {
+	Ping         time.Duration // server ping interval
+	ReadTimeout  time.Duration // a connection silent this long is dropped
+	WriteTimeout time.Duration // one write taking longer marks the client slow
+	StatsEvery   time.Duration // minimum gap between two stats messages
+}
+
+var defaultHubTimings = hubTimings{
+	Ping: 30 * time.Second, ReadTimeout: 75 * time.Second,
+	WriteTimeout: 10 * time.Second, StatsEvery: 500 * time.Millisecond,
+}
+
+// HubObserver receives websocket measurements (implemented by package metrics).
+type HubObserver interface {
+	// WSConnections adds delta to the open connections of role.
+	WSConnections(role string, delta int)
+	// WSSent counts one message of type typ written to one connection.
+	WSSent(typ string)
+	// WSDropped counts a client the server disconnected: slow, oversize or idle.
+	WSDropped(reason string)
+	// WSBroadcast records the time to hand one message to all its recipients' queues.
+	WSBroadcast(d time.Duration)
+	// WSEventsLost counts event batches dropped because the hub's backlog was full.
+	WSEventsLost(n int)
+}
+
+type nopHubObserver struct{}
+
+func (nopHubObserver) WSConnections(string, int) {}
+func (nopHubObserver) WSSent(string)             {}
+func (nopHubObserver) WSDropped(string)          {}
+func (nopHubObserver) WSBroadcast(time.Duration) {}
+func (nopHubObserver) WSEventsLost(int)          {}
+
+// wsMsg is one encoded server message, shared by every recipient. The per-connection
+// seq goes between head and tail, so a broadcast is encoded once:
+// head = `{"type":"clock","seq":`, tail = `,"data":{...}}`.
+type wsMsg struct {
+	typ  string
+	head []byte
+	tail []byte
+}
+
+func newWSMsg(typ string, data any) (*wsMsg, error) {
+	d, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	t, _ := json.Marshal(typ)
+	head := make([]byte, 0, len(t)+16)
+	head = append(append(append(head, `{"type":`...), t...), `,"seq":`...)
+	tail := make([]byte, 0, len(d)+10)
+	tail = append(append(append(tail, `,"data":`...), d...), '}')
+	return &wsMsg{typ: typ, head: head, tail: tail}, nil
+}
+
+// client is one websocket connection. Its reader is the handler goroutine; its writer
+// goroutine owns every write.
+type client struct {
+	h    *hub
+	ws   *fastws.Conn // the library's connection (not the pooled contrib wrapper)
+	ip   string
+	send chan []*wsMsg // deliveries
+	quit chan struct{} // closed by kill
+	done chan struct{} // closed when the writer has returned
+
+	once      sync.Once
+	reason    string // drop reason (metrics); set once, read after quit is closed
+	closeCode int    // close frame the writer sends (0 = none)
+	closeText string
+
+	// guarded by hub.mu
+	roles
+	role string // the role counted in the connections gauge
+}
+
+// roles says what a connection proved. The hashes of cookie sessions and judge tokens
+// are kept so that a session that ends (logout, a newer login, expiry) ends the
+// connection too.
+type roles struct {
+	admin     bool
+	adminHash string    // admin session hash; "" when proved by password
+	judge     engine.ID // zero = not a judge
+	judgeHash string
+}
+
+func (c *client) roleName() string {
+	switch {
+	case c.admin:
+		return roleAdmin
+	case !c.judge.IsZero():
+		return roleJudge
+	}
+	return roleAnonymous
+}
+
+// enqueue hands a delivery to the client's writer without blocking; a full queue
+// disconnects the client as slow.
+func (c *client) enqueue(d []*wsMsg) {
+	if len(d) == 0 {
+		return
+	}
+	select {
+	case c.send <- d:
+	default:
+		c.kill(dropSlow, 0, "")
+	}
+}
+
+// kill ends the connection once. It wakes the reader at once (a read deadline in the
+// past: the library's Close does not close a hijacked socket, fasthttp does after the
+// handler returns); the writer then sends the close frame when code is not 0. A slow
+// client's writer is woken too: it is stuck in a write the client will never read.
+func (c *client) kill(reason string, code int, text string) {
+	c.once.Do(func() {
+		c.reason, c.closeCode, c.closeText = reason, code, text
+		close(c.quit)
+		nc := c.ws.NetConn()
+		_ = nc.SetReadDeadline(longAgo)
+		if reason == dropSlow {
+			_ = nc.SetWriteDeadline(longAgo)
+		}
+	})
+}
+
+// longAgo is a deadline that has passed: it makes blocked reads and writes return.
+var longAgo = time.Unix(1, 0)
+
+// killed reports whether kill was called.
+func (c *client) killed() bool {
+	select {
+	case <-c.quit:
+		return true
+	default:
+		return false
+	}
+}
+
+// writeLoop is the connection's only writer: queued messages with their seq, pings, and
+// the final close frame.
+func (c *client) writeLoop() {
+	defer close(c.done)
+	t := c.h.t
+	ping := time.NewTicker(t.Ping)
+	defer ping.Stop()
+	var seq uint64
+	num := make([]byte, 0, 20)
+	for {
+		select {
+		case d := <-c.send:
+			for _, m := range d {
+				seq++
+				if err := c.write(m, strconv.AppendUint(num[:0], seq, 10)); err != nil {
+					c.writeFailed(err)
+					return
+				}
+				c.h.obs.WSSent(m.typ)
+			}
+		case <-ping.C:
+			if err := c.ws.WriteControl(fastws.PingMessage, nil, time.Now().Add(t.WriteTimeout)); err != nil {
+				c.writeFailed(err)
+				return
+			}
+		case <-c.quit:
+			if c.closeCode != 0 {
+				_ = c.ws.WriteControl(fastws.CloseMessage, fastws.FormatCloseMessage(c.closeCode, c.closeText), time.Now().Add(time.Second))
+			}
+			return
+		}
+	}
+}
+
+func (c *client) write(m *wsMsg, seq []byte) error {
+	if err := c.ws.SetWriteDeadline(time.Now().Add(c.h.t.WriteTimeout)); err != nil {
+		return err
+	}
+	w, err := c.ws.NextWriter(fastws.TextMessage)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(m.head); err != nil {
+		return err
+	}
+	if _, err := w.Write(seq); err != nil {
+		return err
+	}
+	if _, err := w.Write(m.tail); err != nil {
+		return err
+	}
+	return w.Close()
+}
+
+// writeFailed ends the connection after a failed write; a write that timed out means the
+// client stopped reading.
+func (c *client) writeFailed(err error) {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		c.kill(dropSlow, 0, "")
+		return
+	}
+	c.kill("", 0, "")
+}
+
+// hub routes events to clients.
+type hub struct {
+	s   *Server
+	t   hubTimings
+	obs HubObserver
+	max int
+
+	events  chan []engine.Event
+	stop    chan struct{}
+	stopped chan struct{}
+
+	mu      sync.RWMutex
+	closing bool
+	clients map[*client]struct{}
+	admins  map[*client]struct{}
+	judges  map[engine.ID]map[*client]struct{}
+	count   atomic.Int64 // len(clients), read without the lock for the cap check
+
+	handlers sync.WaitGroup // running connection handlers
+
+	// hub goroutine only
+	lastStats   engine.AdminStats
+	statsSent   bool
+	statsAt     time.Time
+	statsDirty  bool
+	statsTimer  *time.Timer
+	statsTimerC <-chan time.Time
+}
+
+func newHub(s *Server, t hubTimings, obs HubObserver) *hub {
+	return &hub{
+		s: s, t: t, obs: obs, max: s.cfg.MaxWSConnections,
+		events: make(chan []engine.Event, wsEventBacklog),
+		stop:   make(chan struct{}), stopped: make(chan struct{}),
+		clients: map[*client]struct{}{}, admins: map[*client]struct{}{},
+		judges: map[engine.ID]map[*client]struct{}{},
+	}
+}
+
+// publish is the node's event sink. It runs in the writer goroutine after durability and
+// never blocks: when the hub's backlog is full the batch is dropped and counted.
+func (h *hub) publish(evs []engine.Event) {
+	select {
+	case <-h.stop: // shut down: nobody to tell
+		return
+	default:
+	}
+	select {
+	case h.events <- evs:
+	default:
+		h.obs.WSEventsLost(1)
+	}
+}
+
+// full reports whether the connection cap is reached.
+func (h *hub) full() bool { return h.count.Load() >= int64(h.max) }
+
+// run is the hub goroutine: it takes event batches (coalescing what has piled up) and
+// sends the coalesced admin stats.
+func (h *hub) run() {
+	defer close(h.stopped)
+	check := time.NewTicker(h.t.Ping)
+	defer check.Stop()
+	for {
+		select {
+		case <-check.C:
+			h.revalidate()
+		case evs := <-h.events:
+			all := evs
+		drain:
+			for i := 0; i < wsDrainMax; i++ {
+				select {
+				case more := <-h.events:
+					all = append(all[:len(all):len(all)], more...)
+				default:
+					break drain
+				}
+			}
+			h.dispatch(coalesce(all))
+			h.markStats()
+		case <-h.statsTimerC:
+			h.statsTimerC = nil
+			h.sendStats()
+		case <-h.stop:
+			if h.statsTimer != nil {
+				h.statsTimer.Stop()
+			}
+			return
+		}
+	}
+}
+
+// revalidate ends the connections whose session ended since they proved it: admin
+// logout or expiry, judge logout, a newer login of the judge, or the judge's deletion.
+func (h *hub) revalidate() {
+	type proof struct {
+		c *client
+		r roles
+	}
+	var list []proof
+	h.mu.RLock()
+	for c := range h.clients {
+		if c.adminHash != "" || c.judgeHash != "" {
+			list = append(list, proof{c, c.roles})
+		}
+	}
+	h.mu.RUnlock()
+	if len(list) == 0 {
+		return
+	}
+	now := time.Now().UnixMilli()
+	var ended []*client
+	h.s.node.Read(func(s *engine.State) {
+		for _, p := range list {
+			valid := p.r.adminHash == "" || s.AdminSessionValid(p.r.adminHash, now)
+			if p.r.judgeHash != "" {
+				j, ok := s.JudgeByToken(p.r.judgeHash)
+				valid = valid && ok && j.ID == p.r.judge
+			}
+			if !valid {
+				ended = append(ended, p.c)
+			}
+		}
+	})
+	for _, c := range ended {
+		c.kill("", fastws.ClosePolicyViolation, "session ended")
+	}
+}
+
+// dispatch encodes each event once and hands every client one delivery with the
+// messages meant for it, in order. Clients with the same view share one slice: everyone
+// messages for anonymous clients, everyone+admin messages for admins, and per judge the
+// everyone messages plus that judge's own.
+func (h *hub) dispatch(evs []engine.Event) {
+	type addressed struct {
+		m  *wsMsg
+		to engine.Audience
+		j  engine.ID
+	}
+	msgs := make([]addressed, 0, len(evs))
+	var forAll, forAdmins []*wsMsg
+	judgeEvents := false
+	for _, ev := range evs {
+		m, err := newWSMsg(ev.Type, ev.Data)
+		if err != nil {
+			h.s.log.Error().Err(err).Str("type", ev.Type).Msg("encode websocket event")
+			continue
+		}
+		msgs = append(msgs, addressed{m, ev.To, ev.Judge})
+		switch ev.To {
+		case engine.ToEveryone:
+			forAll = append(forAll, m)
+			forAdmins = append(forAdmins, m)
+		case engine.ToAdmins:
+			forAdmins = append(forAdmins, m)
+		case engine.ToJudge:
+			judgeEvents = true
+		}
+	}
+	if len(msgs) == 0 {
+		return
+	}
+	// view builds the delivery of a client that is admin and/or judge j.
+	view := func(admin bool, j engine.ID) []*wsMsg {
+		var out []*wsMsg
+		for _, a := range msgs {
+			if a.to == engine.ToEveryone || (admin && a.to == engine.ToAdmins) || (a.to == engine.ToJudge && a.j == j) {
+				out = append(out, a.m)
+			}
+		}
+		return out
+	}
+	start := time.Now()
+	h.mu.RLock()
+	var forJudge map[engine.ID][]*wsMsg
+	if judgeEvents {
+		forJudge = map[engine.ID][]*wsMsg{}
+		for _, a := range msgs {
+			if a.to != engine.ToJudge {
+				continue
+			}
+			if _, done := forJudge[a.j]; !done && len(h.judges[a.j]) > 0 {
+				forJudge[a.j] = view(false, a.j)
+			}
+		}
+	}
+	deliver := func(c *client) {
+		d := forAll
+		switch {
+		case c.admin && forJudge[c.judge] != nil:
+			d = view(true, c.judge)
+		case c.admin:
+			d = forAdmins
+		case forJudge[c.judge] != nil:
+			d = forJudge[c.judge]
+		}
+		c.enqueue(d)
+	}
+	if len(forAll) > 0 {
+		for c := range h.clients {
+			deliver(c)
+		}
+	} else { // only admins and some judges have something: skip everyone else
+		for c := range h.admins {
+			deliver(c)
+		}
+		for j := range forJudge {
+			for c := range h.judges[j] {
+				if !c.admin {
+					deliver(c)
+				}
+			}
+		}
+	}
+	h.mu.RUnlock()
+	h.obs.WSBroadcast(time.Since(start))
+}
+
+// coalesce merges what dashboards need only once per dispatch: all audit lines into one
+// "log" message, and "changed" notifications per kind into one (ids merged; an empty id
+// list means "reload everything" and wins). Other events keep their order.
+func coalesce(evs []engine.Event) []engine.Event {
+	if len(evs) < 2 {
+		return evs
+	}
+	out := make([]engine.Event, 0, len(evs))
+	logAt := -1
+	changedAt := map[string]int{}
+	for _, ev := range evs {
+		switch d := ev.Data.(type) {
+		case engine.LogEvent:
+			if ev.Type != engine.EvLog || ev.To != engine.ToAdmins {
+				break
+			}
+			if logAt < 0 {
+				logAt = len(out)
+				out = append(out, engine.Event{Type: ev.Type, To: ev.To, Data: engine.LogEvent{Lines: append([]string{}, d.Lines...)}})
+			} else {
+				m := out[logAt].Data.(engine.LogEvent)
+				m.Lines = append(m.Lines, d.Lines...)
+				out[logAt].Data = m
+			}
+			continue
+		case engine.ChangedEvent:
+			if ev.Type != engine.EvChanged || ev.To != engine.ToAdmins {
+				break
+			}
+			at, seen := changedAt[d.Kind]
+			if !seen {
+				changedAt[d.Kind] = len(out)
+				out = append(out, engine.Event{Type: ev.Type, To: ev.To, Data: engine.ChangedEvent{Kind: d.Kind, IDs: append([]engine.ID{}, d.IDs...)}})
+				continue
+			}
+			m := out[at].Data.(engine.ChangedEvent)
+			if len(m.IDs) > 0 {
+				if len(d.IDs) == 0 {
+					m.IDs = []engine.ID{}
+				} else {
+					m.IDs = mergeIDs(m.IDs, d.IDs)
+				}
+			}
+			out[at].Data = m
+			continue
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+func mergeIDs(a, b []engine.ID) []engine.ID {
+	seen := make(map[engine.ID]bool, len(a)+len(b))
+	for _, id := range a {
+		seen[id] = true
+	}
+	for _, id := range b {
+		if !seen[id] {
+			seen[id] = true
+			a = append(a, id)
+		}
+	}
+	return a
+}
+
+// markStats notes that the state changed and arms the stats timer so that admins get at
+// most one stats message per StatsEvery.
+func (h *hub) markStats() {
+	h.statsDirty = true
+	if h.statsTimerC != nil {
+		return
+	}
+	wait := time.Until(h.statsAt.Add(h.t.StatsEvery))
+	if wait < 0 {
+		wait = 0
+	}
+	if h.statsTimer == nil {
+		h.statsTimer = time.NewTimer(wait)
+	} else {
+		h.statsTimer.Reset(wait)
+	}
+	h.statsTimerC = h.statsTimer.C
+}
+
+// sendStats sends the admin statistics when they changed since the last ones sent.
+func (h *hub) sendStats() {
+	if !h.statsDirty {
+		return
+	}
+	h.statsDirty = false
+	h.mu.RLock()
+	n := len(h.admins)
+	h.mu.RUnlock()
+	if n == 0 {
+		return
+	}
+	var st engine.AdminStats
+	h.s.node.Read(func(s *engine.State) { st = s.AdminStats("") })
+	h.statsAt = time.Now()
+	if h.statsSent && st == h.lastStats {
+		return
+	}
+	h.lastStats, h.statsSent = st, true
+	h.dispatch([]engine.Event{{Type: engine.EvStats, To: engine.ToAdmins, Data: st}})
+}
+
+// helloData is the data of a "hello" message; each field has the shape of the matching
+// event's data. Judge fields appear only for a judge.
+type helloData struct {
+	Role         string                   `json:"role"`
+	Clock        engine.ClockEvent        `json:"clock"`
+	Deliberation engine.DeliberationEvent `json:"deliberation"`
+	GroupInfo    engine.GroupInfo         `json:"group_info"`
+	*helloJudge
+}
+
+type helloJudge struct {
+	Current *engine.ID `json:"current"`
+	Group   int        `json:"group"`
+}
+
+// register adds c with its roles and queues its hello (and, for an admin, the current
+// stats). It refuses when the hub is closing or full. A registered client's handler
+// must call h.handlers.Done when it returns.
+func (h *hub) register(c *client, r roles) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closing || len(h.clients) >= h.max {
+		return false
+	}
+	h.handlers.Add(1) // under the lock with closing false: never concurrent with Wait from zero
+	h.clients[c] = struct{}{}
+	h.count.Store(int64(len(h.clients)))
+	c.role = roleAnonymous
+	h.obs.WSConnections(roleAnonymous, 1)
+	h.setRolesLocked(c, r)
+	return true
+}
+
+// authenticate adds roles to a connected client and sends a new hello.
+func (h *hub) authenticate(c *client, r roles) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.clients[c]; !ok {
+		return
+	}
+	if !r.admin && c.admin { // keep the admin role when a judge token is added
+		r.admin, r.adminHash = true, c.adminHash
+	}
+	if r.judge.IsZero() {
+		r.judge, r.judgeHash = c.judge, c.judgeHash
+	}
+	h.setRolesLocked(c, r)
+}
+
+// setRolesLocked updates c's roles and indexes and queues a hello built from the state
+// read now. Holding the hub lock while reading keeps hello and events in order: an event
+// is dispatched either before (hello already shows its effect) or after (c receives it).
+func (h *hub) setRolesLocked(c *client, r roles) {
+	if c.admin != r.admin {
+		if r.admin {
+			h.admins[c] = struct{}{}
+		} else {
+			delete(h.admins, c)
+		}
+	}
+	if r.judge != c.judge {
+		h.removeJudgeLocked(c)
+		if !r.judge.IsZero() {
+			set := h.judges[r.judge]
+			if set == nil {
+				set = map[*client]struct{}{}
+				h.judges[r.judge] = set
+			}
+			set[c] = struct{}{}
+		}
+	}
+	c.roles = r
+	if r := c.roleName(); r != c.role {
+		h.obs.WSConnections(c.role, -1)
+		h.obs.WSConnections(r, 1)
+		c.role = r
+	}
+	hello := helloData{Role: c.role}
+	var stats engine.AdminStats
+	now := time.Now().UnixMilli()
+	h.s.node.Read(func(s *engine.State) {
+		clk := s.Options.Clock
+		hello.Clock = engine.ClockEvent{Running: clk.Running, Time: clk.Elapsed(now), StartTime: clk.StartTime, PauseTime: clk.PauseTime}
+		hello.Deliberation = engine.DeliberationEvent{On: s.Options.Deliberation}
+		hello.GroupInfo = s.GroupInfoView()
+		if !c.judge.IsZero() {
+			hj := &helloJudge{}
+			if j, ok := s.Judges[c.judge]; ok {
+				hj.Group = j.Group
+				if !j.Current.IsZero() {
+					cur := j.Current
+					hj.Current = &cur
+				}
+			}
+			hello.helloJudge = hj
+		}
+		if c.admin {
+			stats = s.AdminStats("")
+		}
+	})
+	var d []*wsMsg
+	if m, err := newWSMsg("hello", hello); err == nil {
+		d = append(d, m)
+	}
+	if c.admin {
+		if m, err := newWSMsg(engine.EvStats, stats); err == nil {
+			d = append(d, m)
+		}
+	}
+	c.enqueue(d)
+}
+
+func (h *hub) removeJudgeLocked(c *client) {
+	if c.judge.IsZero() {
+		return
+	}
+	if set := h.judges[c.judge]; set != nil {
+		delete(set, c)
+		if len(set) == 0 {
+			delete(h.judges, c.judge)
+		}
+	}
+}
+
+// unregister removes c from every index.
+func (h *hub) unregister(c *client) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.clients[c]; !ok {
+		return
+	}
+	delete(h.clients, c)
+	delete(h.admins, c)
+	h.removeJudgeLocked(c)
+	h.count.Store(int64(len(h.clients)))
+	h.obs.WSConnections(c.role, -1)
+}
+
+// shutdown closes every connection with 1001 (going away), stops the hub goroutine and
+// waits for the connection handlers (hard-closing sockets that do not finish in time).
+func (h *hub) shutdown(ctx context.Context) error {
+	h.mu.Lock()
+	if h.closing {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closing = true
+	for c := range h.clients {
+		c.kill("", fastws.CloseGoingAway, "server shutting down")
+	}
+	h.mu.Unlock()
+	close(h.stop)
+	<-h.stopped
+
+	done := make(chan struct{})
+	go func() { h.handlers.Wait(); close(done) }()
+	grace := time.NewTimer(2 * time.Second)
+	defer grace.Stop()
+	select {
+	case <-done:
+		return nil
+	case <-grace.C:
+	case <-ctx.Done():
+	}
+	h.mu.RLock()
+	for c := range h.clients {
+		_ = c.ws.NetConn().SetDeadline(longAgo)
+	}
+	h.mu.RUnlock()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
