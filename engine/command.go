@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -136,6 +137,9 @@ func (c *Ctx) newID() ID {
 	}
 }
 
+// logLineBreaks keeps user input from splitting an audit entry into forged lines.
+var logLineBreaks = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "\u2028", " ", "\u2029", " ")
+
 // logf appends an audit log line "<time> [ACTOR] message" and emits it to admins.
 func (c *Ctx) logf(format string, a ...any) {
 	s := c.state
@@ -149,10 +153,12 @@ func (c *Ctx) logf(format string, a ...any) {
 			name = j.Name
 		}
 		who = "JUDGE " + name
-	case ActorPublic:
-		who = "PUBLIC"
 	}
+	// ActorPublic (QR self-signup) stays SYSTEM: SPEC §4 allows only SYSTEM, ADMIN, JUDGE.
 	line := time.UnixMilli(c.Time).UTC().Format("2006-01-02T15:04:05.000Z07:00") + " [" + who + "] " + fmt.Sprintf(format, a...)
+	if strings.ContainsAny(line, "\r\n\u2028\u2029") {
+		line = logLineBreaks.Replace(line) // names are user input: one entry is one line
+	}
 	s.Log = append(s.Log, line)
 	if len(s.Log) > MaxLogLines+MaxLogLines/5 {
 		s.Log = append([]string(nil), s.Log[len(s.Log)-MaxLogLines:]...)

@@ -242,7 +242,11 @@ func (cmd *UpdateJudge) apply(s *State, c *Ctx) (any, error) {
 		j.Track = *cmd.Track
 		if !wasGeneral && s.IsGeneral(j) {
 			// A track judge that becomes general joins groups the way a new judge does.
+			old := j.Group
 			j.Group, j.GroupSeen = s.smallestGroupExcept(j.ID), 0
+			if j.Group != old {
+				c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: s.judgeEvent(j, "moved by admin")})
+			}
 		}
 		s.scoresChanged()
 	}

@@ -197,8 +197,8 @@ func (cmd *SetOptions) next(cur *Options) (Options, error) {
 			return o, invalidf("group_sizes must have one size per group (%d groups, %d sizes)", o.NumGroups, len(*v))
 		}
 		for i, n := range *v {
-			if n < 1 {
-				return o, invalidf("group_sizes[%d] must be positive", i)
+			if n < 1 || n > MaxLocation {
+				return o, invalidf("group_sizes[%d] must be between 1 and %d", i, MaxLocation)
 			}
 		}
 		o.GroupSizes = append([]int{}, (*v)...)

@@ -335,6 +335,11 @@ func (cmd *HideProjects) apply(s *State, c *Ctx) (any, error) {
 	return nil, nil
 }
 
+// MaxLocation is the highest table number an admin can set (and the largest group
+// size), far beyond any expo, so that table arithmetic (max + 1, group ranges) cannot
+// overflow.
+const MaxLocation = 1000000
+
 // MoveProject moves a project to another table (which must be free); its group follows
 // the table, and so do the judges' copies of it.
 type MoveProject struct {
@@ -350,8 +355,8 @@ func (cmd *MoveProject) apply(s *State, c *Ctx) (any, error) {
 	if !ok {
 		return nil, notFoundf("project not found")
 	}
-	if cmd.Location < 1 {
-		return nil, invalidf("location must be a table number of 1 or more")
+	if cmd.Location < 1 || cmd.Location > MaxLocation {
+		return nil, invalidf("location must be a table number from 1 to %d", MaxLocation)
 	}
 	if other, taken := s.locIndex[cmd.Location]; taken && other != p.ID {
 		return nil, conflictf("table %d is taken by %s", cmd.Location, s.Projects[other].Name)

@@ -36,6 +36,7 @@ type State struct {
 	codeIndex  map[string]ID // login code -> judge
 	tokenIndex map[string]ID // token hash -> judge
 	locIndex   map[int]ID    // table number -> project
+	jx         *judgingData  // judging flow's derived data (judging_index.go)
 }
 
 // MaxLogLines is how many audit log lines are kept.

@@ -64,7 +64,7 @@ type ProjectAdminView struct {
 
 // AdminView copies the project with its computed scores.
 func (s *State) AdminView(p *Project) ProjectAdminView {
-	sc := s.ScoreOf(p.ID)
+	sc := s.CopelandOf(p.ID)
 	ts := make(map[string]int, len(sc.TrackStars))
 	for k, v := range sc.TrackStars {
 		ts[k] = v

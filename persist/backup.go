@@ -38,6 +38,9 @@ func BackupDir(dir string) string { return filepath.Join(dir, "backups") }
 
 // Backup writes a backup of the current state and returns its file name.
 func (n *Node) Backup() (string, error) {
+	if n.dirty.Load() {
+		return "", ErrReadOnly
+	}
 	var encode func() ([]byte, error)
 	var seq uint64
 	if e := n.do(func() { encode, seq = n.eng.Capture() }); e != nil {
@@ -166,7 +169,13 @@ func Restore(file, dir string, log zerolog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if err := st.WriteSnapshot(data, h.Seq, time.Now().UnixMilli()); err != nil {
+	// The restored snapshot was last "up" when the backup was taken: a clock that ran
+	// then (with clock_sync off) comes back paused at that moment, not at restore time.
+	savedAt := h.SavedAt
+	if savedAt <= 0 {
+		savedAt = time.Now().UnixMilli()
+	}
+	if err := st.WriteSnapshot(data, h.Seq, savedAt); err != nil {
 		st.Close()
 		return err
 	}

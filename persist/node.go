@@ -65,6 +65,8 @@ type Node struct {
 	gcDone   chan struct{}
 	closing  atomic.Bool
 	failed   atomic.Pointer[error]
+	// dirty is set when the state may hold changes that are not in the journal.
+	dirty atomic.Bool
 
 	sinkMu sync.RWMutex
 	sink   func([]engine.Event)
@@ -323,6 +325,7 @@ func (n *Node) commitGroup(group []*request) {
 	if len(group) == 0 {
 		return
 	}
+	wasFailed := n.Failure() != nil
 	recs := make([]Record, 0, len(group))
 	applied := group[:0:0]
 	for _, r := range group {
@@ -355,14 +358,21 @@ func (n *Node) commitGroup(group []*request) {
 	}
 	if len(recs) > 0 {
 		t0 := time.Now()
-		err := n.st.Append(recs)
+		durable, err := n.st.Append(recs)
 		n.opts.Observer.JournalCommitted(len(recs), time.Since(t0))
 		if err != nil {
 			n.fail(err)
-			for _, r := range applied {
+			// Records that reached the disk stay acknowledged (a restart would bring them
+			// back); only the rest are refused.
+			for _, r := range applied[durable:] {
 				r.res, r.events, r.err = nil, nil, ErrReadOnly
 			}
 		}
+	}
+	if !wasFailed && n.Failure() != nil {
+		// The engine holds changes that were refused (503) because they never reached
+		// the journal: go back to what is durable before anyone reads or saves them.
+		n.rollback()
 	}
 	var events []engine.Event
 	for _, r := range group {
@@ -376,6 +386,44 @@ func (n *Node) commitGroup(group []*request) {
 		if sink != nil {
 			sink(events)
 		}
+	}
+}
+
+// rollback replaces the engine's state with the durable one (snapshot + journal) after
+// a journal failure. If that cannot be read either, the node is marked dirty: its state
+// may hold unjournaled changes, so no snapshot or backup is taken from it.
+func (n *Node) rollback() {
+	fresh := engine.New()
+	// A background snapshot may be replacing the current one and dropping the journal
+	// it covers: read snapshot and journal as one.
+	n.st.snapMu.Lock()
+	defer n.st.snapMu.Unlock()
+	data, ptr, found, err := n.st.loadSnapshot()
+	var seq uint64
+	if err == nil && found {
+		err = fresh.Restore(data)
+		seq = ptr.Seq
+	}
+	if err == nil {
+		_, _, err = n.st.replayJournal(seq, func(_ uint64, payload []byte) error {
+			var env engine.Envelope
+			if err := json.Unmarshal(payload, &env); err != nil {
+				return err
+			}
+			_, _, err := fresh.Apply(&env)
+			return err
+		})
+	}
+	var b []byte
+	if err == nil {
+		b, _, err = fresh.Snapshot()
+	}
+	if err == nil {
+		err = n.eng.Restore(b)
+	}
+	if err != nil {
+		n.dirty.Store(true)
+		n.log.Error().Err(err).Msg("could not reload the durable state after the journal failure: reads may show refused changes")
 	}
 }
 
@@ -424,6 +472,9 @@ func (n *Node) gcLoop() {
 
 // maybeSnapshot starts a background snapshot when enough commands or time have passed.
 func (n *Node) maybeSnapshot(force bool) {
+	if n.Failure() != nil {
+		return // read-only: the durable state is already on disk
+	}
 	applied := n.eng.Applied()
 	if applied == n.snapSeq {
 		return
@@ -465,6 +516,9 @@ func (n *Node) writeSnapshot(data []byte, seq uint64, savedAt int64) error {
 
 // Snapshot writes a full snapshot now and returns when it is on disk.
 func (n *Node) Snapshot() error {
+	if n.Failure() != nil {
+		return ErrReadOnly
+	}
 	var encode func() ([]byte, error)
 	var seq uint64
 	// Wait for a running background snapshot, then capture in the writer.

@@ -465,3 +465,74 @@ func TestJournalReplayIsDeterministic(t *testing.T) {
 		t.Fatal("replaying the journal into a fresh engine gave a different state")
 	}
 }
+
+// TestPartialBatchFailureAcknowledgesDurablePrefix fails the second transaction of a
+// batch that spans several: the commands of the first (durable) transaction are
+// acknowledged and come back after a restart; the rest get ErrReadOnly and do not.
+func TestPartialBatchFailureAcknowledgesDurablePrefix(t *testing.T) {
+	dir := t.TempDir()
+	n := openNode(t, dir, Options{})
+	n.st.failTxn = func(i int) error {
+		if i == 1 {
+			return errors.New("disk full")
+		}
+		return nil
+	}
+	release := make(chan struct{})
+	held := make(chan struct{})
+	go n.do(func() { close(held); <-release })
+	<-held
+	const cmds = 12
+	errs := make([]error, cmds)
+	names := make([]string, cmds)
+	var wg sync.WaitGroup
+	for i := 0; i < cmds; i++ {
+		names[i] = fmt.Sprint("batch ", i)
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			ps := make([]engine.NewProject, 20) // about 400 KB of journal each
+			for k := range ps {
+				ps[k] = engine.NewProject{Name: fmt.Sprintf("%s/%d", names[i], k), Description: strings.Repeat("d", 19000)}
+			}
+			_, errs[i] = n.Submit(context.Background(), engine.Admin, &engine.CreateProjects{Projects: ps})
+		}(i)
+	}
+	for len(n.in) < cmds {
+		time.Sleep(time.Millisecond)
+	}
+	close(release)
+	wg.Wait()
+	acked := map[string]bool{}
+	refused := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			acked[names[i]] = true
+		case errors.Is(err, ErrReadOnly):
+			refused++
+		default:
+			t.Fatalf("command %d: %v", i, err)
+		}
+	}
+	if len(acked) == 0 || refused == 0 {
+		t.Fatalf("acked %d refused %d: want both, the batch should have split", len(acked), refused)
+	}
+	crash(n)
+	n2 := openNode(t, dir, Options{})
+	defer n2.Close()
+	present := map[string]bool{}
+	n2.Read(func(s *engine.State) {
+		for _, p := range s.Projects {
+			present[strings.Split(p.Name, "/")[0]] = true
+		}
+	})
+	for name := range acked {
+		if !present[name] {
+			t.Errorf("acknowledged %q lost", name)
+		}
+	}
+	if len(present) != len(acked) {
+		t.Errorf("after restart %d commands present, %d acknowledged", len(present), len(acked))
+	}
+}

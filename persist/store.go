@@ -46,6 +46,8 @@ type Store struct {
 	snapMu sync.Mutex // one snapshot write at a time
 	// failAppend, when set (tests only), makes Append fail as a full disk would.
 	failAppend func() error
+	// failTxn, when set (tests only), fails the i-th transaction of an Append.
+	failTxn func(i int) error
 }
 
 // Record is one journal record to append.
@@ -138,22 +140,33 @@ func encodeRecord(payload []byte) []byte {
 }
 
 // Append writes records and returns after they are fsynced. Small records share one
-// transaction (one fsync); big ones are split into parts first.
-func (st *Store) Append(recs []Record) error {
+// transaction (one fsync); big ones are split into parts first, and a batch over
+// maxTxnBytes spans several transactions. It returns how many records (a prefix of recs)
+// are durable: all of them when err is nil, possibly some when it is not.
+func (st *Store) Append(recs []Record) (durable int, err error) {
 	if st.failAppend != nil {
 		if err := st.failAppend(); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	txn := st.db.NewTransaction(true)
 	defer func() { txn.Discard() }()
-	size := 0
+	size, pending, txns := 0, 0, 0
+	commit := func() error {
+		if st.failTxn != nil {
+			if err := st.failTxn(txns); err != nil {
+				return err
+			}
+		}
+		txns++
+		return txn.Commit()
+	}
 	for _, r := range recs {
 		var v []byte
 		if len(r.Payload) > maxInline {
 			n, err := st.writeParts(r.Seq, r.Payload)
 			if err != nil {
-				return err
+				return durable, err
 			}
 			v = make([]byte, 9)
 			binary.BigEndian.PutUint32(v, crc32.Checksum(r.Payload, crcTable))
@@ -163,21 +176,23 @@ func (st *Store) Append(recs []Record) error {
 			v = encodeRecord(r.Payload)
 		}
 		if size+len(v) > maxTxnBytes && size > 0 {
-			if err := txn.Commit(); err != nil {
-				return fmt.Errorf("journal commit: %w", err)
+			if err := commit(); err != nil {
+				return durable, fmt.Errorf("journal commit: %w", err)
 			}
+			durable += pending
 			txn = st.db.NewTransaction(true)
-			size = 0
+			size, pending = 0, 0
 		}
 		if err := txn.Set(journalKey(r.Seq), v); err != nil {
-			return fmt.Errorf("journal set %d: %w", r.Seq, err)
+			return durable, fmt.Errorf("journal set %d: %w", r.Seq, err)
 		}
 		size += len(v) + 16
+		pending++
 	}
-	if err := txn.Commit(); err != nil {
-		return fmt.Errorf("journal commit: %w", err)
+	if err := commit(); err != nil {
+		return durable, fmt.Errorf("journal commit: %w", err)
 	}
-	return nil
+	return durable + pending, nil
 }
 
 func (st *Store) writeParts(seq uint64, payload []byte) (int, error) {

@@ -67,11 +67,24 @@ func newLoginCodes(n int) []string {
 	return out
 }
 
-func (s *Server) cookie(name, value string, maxAge int, sameSite string) *fiber.Cookie {
+func (s *Server) cookie(c *fiber.Ctx, name, value string, maxAge int, sameSite string) *fiber.Cookie {
 	return &fiber.Cookie{
 		Name: name, Value: value, Path: "/", HTTPOnly: true, SameSite: sameSite,
-		Secure: s.cfg.SecureCookies || s.app.Config().Network == "tls", MaxAge: maxAge,
+		Secure: s.cfg.SecureCookies || s.overTLS(c), MaxAge: maxAge,
 	}
+}
+
+// overTLS reports whether the client reached us over TLS: directly, or through a
+// TLS-terminating proxy listed in TRUSTED_PROXIES that says so in X-Forwarded-Proto.
+func (s *Server) overTLS(c *fiber.Ctx) bool {
+	if c.Context().IsTLS() {
+		return true
+	}
+	if len(s.proxies) == 0 || !s.trusted(c.Context().RemoteIP()) {
+		return false
+	}
+	proto, _, _ := strings.Cut(c.Get(fiber.HeaderXForwardedProto), ",")
+	return strings.EqualFold(strings.TrimSpace(proto), "https")
 }
 
 func (s *Server) judgeLogin(c *fiber.Ctx) error {
@@ -102,7 +115,7 @@ func (s *Server) judgeLogin(c *fiber.Ctx) error {
 	if _, err := s.node.Submit(c.UserContext(), engine.JudgeActor(judge), &engine.JudgeLogin{Judge: judge, TokenHash: hashToken(token)}); err != nil {
 		return err
 	}
-	c.Cookie(s.cookie(cookieJudge, token, 0, fiber.CookieSameSiteLaxMode))
+	c.Cookie(s.cookie(c, cookieJudge, token, 0, fiber.CookieSameSiteLaxMode))
 	return c.JSON(fiber.Map{"token": token})
 }
 
@@ -129,7 +142,7 @@ func (s *Server) adminLogin(c *fiber.Ctx) error {
 	if _, err := s.node.Submit(c.UserContext(), engine.Admin, &engine.AdminLogin{SessionHash: hashToken(session)}); err != nil {
 		return err
 	}
-	c.Cookie(s.cookie(cookieAdmin, session, engine.AdminSessionTTL/1000, fiber.CookieSameSiteStrictMode))
+	c.Cookie(s.cookie(c, cookieAdmin, session, engine.AdminSessionTTL/1000, fiber.CookieSameSiteStrictMode))
 	return ok(c)
 }
 
@@ -144,7 +157,7 @@ func (s *Server) judgeLogout(c *fiber.Ctx) error {
 	if _, err := s.node.Submit(c.UserContext(), engine.JudgeActor(id), &engine.JudgeLogout{Judge: id}); err != nil {
 		return err
 	}
-	c.Cookie(s.cookie(cookieJudge, "", -1, fiber.CookieSameSiteLaxMode))
+	c.Cookie(s.cookie(c, cookieJudge, "", -1, fiber.CookieSameSiteLaxMode))
 	return ok(c)
 }
 
@@ -154,7 +167,7 @@ func (s *Server) adminLogout(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	c.Cookie(s.cookie(cookieAdmin, "", -1, fiber.CookieSameSiteStrictMode))
+	c.Cookie(s.cookie(c, cookieAdmin, "", -1, fiber.CookieSameSiteStrictMode))
 	return ok(c)
 }
 

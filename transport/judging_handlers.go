@@ -1,6 +1,240 @@
 package transport
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"sync"
 
-// routesJudging registers the judging flow (SPEC §5): next, skip, finish, rank, star, notes, judged projects.
-func (s *Server) routesJudging(r fiber.Router) {}
+	"github.com/gofiber/fiber/v2"
+
+	"podium/engine"
+)
+
+// routesJudgingEarly registers the judge's /judge/<word> routes. server.go calls it
+// before routesJudges so that, for example, PUT /judge/welcome is not taken for
+// PUT /judge/:id.
+func (s *Server) routesJudgingEarly(r fiber.Router) {
+	r.Post("/judge/next", s.judgeAuth, s.judgeNext)
+	r.Post("/judge/skip", s.judgeAuth, s.judgeSkip)
+	r.Post("/judge/finish", s.judgeAuth, s.judgeFinish)
+	r.Post("/judge/rank", s.judgeAuth, s.judgeRank)
+	r.Put("/judge/star/:id", s.judgeAuth, s.judgeStar)
+	r.Put("/judge/notes/:id", s.judgeAuth, s.judgeNotes)
+	r.Get("/judge/projects", s.judgeAuth, s.judgedProjects)
+	r.Get("/judge/project/:id", s.judgeAuth, s.judgedProject)
+	r.Get("/judge/welcome", s.judgeAuth, s.getWelcome)
+	r.Put("/judge/welcome", s.judgeAuth, s.setWelcome)
+	r.Post("/judge/welcome", s.judgeAuth, s.setWelcome)
+}
+
+// routesJudging registers the judge-facing project routes (SPEC §5). They come after
+// routesProjects so that GET /project/list and other /project/<word> routes match first;
+// /project/count precedes /project/:id.
+func (s *Server) routesJudging(r fiber.Router) {
+	r.Get("/project/count", s.judgeAuth, s.projectCount)
+	r.Get("/project/:id", s.judgeAuth, s.projectForJudge)
+}
+
+// nextBody is the answer of POST /api/judge/next: a project id, or a reason and no
+// project_id key at all.
+func nextBody(res engine.NextResult) fiber.Map {
+	if res.Reason != "" {
+		return fiber.Map{"reason": res.Reason}
+	}
+	return fiber.Map{"project_id": res.ProjectID}
+}
+
+func (s *Server) judgeNext(c *fiber.Ctx) error {
+	id := judgeID(c)
+	var res engine.NextResult
+	final := false
+	s.node.Read(func(st *engine.State) { res, final = st.PeekNext(id) })
+	if !final {
+		out, err := s.submit(c, &engine.JudgeNext{Judge: id})
+		if err != nil {
+			return err
+		}
+		res = out.(engine.NextResult)
+	}
+	return c.JSON(nextBody(res))
+}
+
+type skipReq struct {
+	Reason *string `json:"reason"`
+}
+
+func (r *skipReq) validate() error {
+	if err := need("reason", r.Reason != nil); err != nil {
+		return err
+	}
+	if !engine.ValidSkipReason(*r.Reason) {
+		return badRequest("reason must be one of busy, absent, cannot-demo, too-complex, offensive")
+	}
+	return nil
+}
+
+func (s *Server) judgeSkip(c *fiber.Ctx) error {
+	var req skipReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.JudgeSkip{Judge: judgeID(c), Reason: *req.Reason})
+}
+
+type finishReq struct {
+	Notes   string `json:"notes"`
+	Starred bool   `json:"starred"`
+}
+
+func (s *Server) judgeFinish(c *fiber.Ctx) error {
+	var req finishReq
+	if err := bindJSON(c, &req, true); err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.JudgeFinish{Judge: judgeID(c), Notes: req.Notes, Starred: req.Starred})
+}
+
+type rankReq struct {
+	Ranking *[]string `json:"ranking"`
+}
+
+func (r *rankReq) validate() ([]engine.ID, error) {
+	if err := need("ranking", r.Ranking != nil); err != nil {
+		return nil, err
+	}
+	return parseIDs(*r.Ranking)
+}
+
+func (s *Server) judgeRank(c *fiber.Ctx) error {
+	var req rankReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	ids, err := req.validate()
+	if err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.JudgeRank{Judge: judgeID(c), Ranking: ids})
+}
+
+type starReq struct {
+	Starred *bool `json:"starred"`
+}
+
+func (s *Server) judgeStar(c *fiber.Ctx) error {
+	pid, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	var req starReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	if err := need("starred", req.Starred != nil); err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.JudgeStar{Judge: judgeID(c), Project: pid, Starred: *req.Starred})
+}
+
+type notesReq struct {
+	Notes string `json:"notes"`
+}
+
+func (s *Server) judgeNotes(c *fiber.Ctx) error {
+	pid, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	var req notesReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.JudgeNotes{Judge: judgeID(c), Project: pid, Notes: req.Notes})
+}
+
+func (s *Server) judgedProjects(c *fiber.Ctx) error {
+	id := judgeID(c)
+	var out []engine.JudgedProject
+	s.node.Read(func(st *engine.State) { out = st.JudgedProjects(id) })
+	return c.JSON(out)
+}
+
+func (s *Server) judgedProject(c *fiber.Ctx) error {
+	pid, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	id := judgeID(c)
+	var v engine.JudgedProject
+	found := false
+	s.node.Read(func(st *engine.State) { v, found = st.JudgedProject(id, pid) })
+	if !found {
+		return notFound("project not among the judge's judged projects")
+	}
+	return c.JSON(v)
+}
+
+func (s *Server) getWelcome(c *fiber.Ctx) error {
+	id := judgeID(c)
+	read := false
+	s.node.Read(func(st *engine.State) {
+		if j, ok := st.Judges[id]; ok {
+			read = j.ReadWelcome
+		}
+	})
+	return okFlag(c, read)
+}
+
+func (s *Server) setWelcome(c *fiber.Ctx) error {
+	return s.submitOK(c, &engine.JudgeWelcome{Judge: judgeID(c)})
+}
+
+func (s *Server) projectCount(c *fiber.Ctx) error {
+	id := judgeID(c)
+	n := 0
+	s.node.Read(func(st *engine.State) { n = st.ProjectCount(id) })
+	return c.JSON(fiber.Map{"count": n})
+}
+
+// crowdMu lets one request at a time recompute Crowd-BT; the others wait for its result.
+var crowdMu sync.Mutex
+
+// freshCrowdBT recomputes stale Crowd-BT values outside the engine's lock: it copies the
+// inputs under the read lock, computes without it, and stores the result (dropped if a
+// ranking changed meanwhile; the view then computes under the lock).
+func (s *Server) freshCrowdBT() {
+	stale := false
+	s.node.Read(func(st *engine.State) { stale = st.CrowdBTStale() })
+	if !stale {
+		return
+	}
+	crowdMu.Lock()
+	defer crowdMu.Unlock()
+	var in *engine.CrowdInput
+	s.node.Read(func(st *engine.State) { in = st.CrowdBTInput() }) // nil if done meanwhile
+	if in == nil {
+		return
+	}
+	res := in.Compute()
+	s.node.Read(func(st *engine.State) { st.StoreCrowdBT(res) })
+}
+
+func (s *Server) projectForJudge(c *fiber.Ctx) error {
+	pid, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	s.freshCrowdBT()
+	var v engine.ProjectJudgeView
+	found := false
+	s.node.Read(func(st *engine.State) {
+		if p, ok := st.Projects[pid]; ok {
+			v, found = st.JudgeView(p), true
+		}
+	})
+	if !found {
+		return notFound("project not found")
+	}
+	return c.JSON(v)
+}

@@ -1,0 +1,482 @@
+package engine
+
+// The assignment algorithm of SPEC §5 (POST /api/judge/next), step by step.
+
+// Reasons of a `next` that assigns nothing.
+const (
+	ReasonInactive     = "inactive"
+	ReasonDeliberation = "deliberation"
+	ReasonPaused       = "paused"
+	ReasonDone         = "done"
+)
+
+// NextResult is the answer of POST /api/judge/next: a project or a reason.
+type NextResult struct {
+	ProjectID ID
+	Reason    string
+}
+
+// PeekNext answers `next` for judge id without changing anything when no command is
+// needed (the judge has a current project, or cannot be given one: steps 1 and 2).
+// final is false when an assignment must be attempted with the JudgeNext command.
+func (s *State) PeekNext(id ID) (res NextResult, final bool) {
+	j, ok := s.Judges[id]
+	if !ok {
+		return NextResult{}, false
+	}
+	if !j.Current.IsZero() {
+		return NextResult{ProjectID: j.Current}, true
+	}
+	if r := s.nextBlocked(j); r != "" {
+		return NextResult{Reason: r}, true
+	}
+	return NextResult{}, false
+}
+
+// nextBlocked is step 2: why the judge cannot be given a project now ("" = it can).
+func (s *State) nextBlocked(j *Judge) string {
+	switch {
+	case !j.Active:
+		return ReasonInactive
+	case s.Options.Deliberation:
+		return ReasonDeliberation
+	case !s.Options.Clock.Running:
+		return ReasonPaused
+	}
+	return ""
+}
+
+// nextFor runs steps 1-10 for judge j.
+func (s *State) nextFor(j *Judge, c *Ctx) NextResult {
+	if !j.Current.IsZero() {
+		return NextResult{ProjectID: j.Current}
+	}
+	if r := s.nextBlocked(j); r != "" {
+		return NextResult{Reason: r}
+	}
+	p := s.pickNext(j, c)
+	if p == nil {
+		return NextResult{Reason: ReasonDone}
+	}
+	s.assignTo(j, p, c)
+	return NextResult{ProjectID: p.ID}
+}
+
+// busyWindow is how long (ms) an assignment counts as busy; 0 means forever.
+func (o *Options) busyWindow() int64 {
+	if o.JudgingTimer <= 0 {
+		return 0
+	}
+	return 2 * int64(o.JudgingTimer) * 1000
+}
+
+// trackViews returns the views wanted per project for track t (default 3).
+func (o *Options) trackViews(t string) int {
+	for i, name := range o.Tracks {
+		if name == t && i < len(o.TrackViews) {
+			return o.TrackViews[i]
+		}
+	}
+	return 3
+}
+
+// pickNext chooses the judge's next project (steps 3-9), or nil when there is none. It
+// may move a general judge to another group (step 7) but assigns nothing.
+//
+// For speed at 10,000 projects the common path (general judge, groups off) scans the
+// projects once: it keeps the candidates and, for both the free candidates and all of
+// them (step 5), the best ones by the step 9 order (views; then, at or above min_views,
+// the pair-comparison sum; then table distance). Groups and track judges use the lists.
+func (s *State) pickNext(j *Judge, c *Ctx) *Project {
+	x := s.jd()
+	x.sync(s)
+	o := &s.Options
+	now, window := c.Time, o.busyWindow()
+	track := s.trackOf(j)
+	general := track == ""
+
+	// Step 3: active projects minus the judge's seen and skipped ones.
+	x.beginPick()
+	ep := x.newEpoch()
+	for _, sp := range j.SeenProjects {
+		if k, ok := x.slotOf[sp.ProjectID]; ok {
+			x.mark[k] = ep
+		}
+	}
+	for id := range j.Skipped {
+		if k, ok := x.slotOf[id]; ok {
+			x.mark[k] = ep
+		}
+	}
+	views := 0
+	if !general {
+		views = o.trackViews(track)
+	}
+	// Step 9's pair-comparison sums, for projects judged by the same judges as this
+	// judge's projects (every other project's sum is 0).
+	sp := uint32(0)
+	if general && len(j.SeenProjects) > 0 {
+		sp = x.pairSums(s, j)
+	}
+	sumOf := func(k int32) int32 {
+		if sp != 0 && x.sumMark[k] == sp {
+			return x.sum[k]
+		}
+		return 0
+	}
+	minViews := int32(o.MinViews)
+	last := int32(j.LastLocation)
+	distOf := func(k int32) int32 {
+		if last < 0 {
+			return 0 // no last location: equals are drawn at random
+		}
+		d := x.slots[k].loc - last
+		if d < 0 {
+			d = -d
+		}
+		return d
+	}
+
+	// Fast path: a general judge, no groups, nothing prioritized.
+	if general && !(o.MultiGroup && o.NumGroups > 0) && x.prioCount == 0 && !x.noFast {
+		if p := x.pickByLevel(ep, sp, minViews, last, now, window, c.Rand); p != nil {
+			x.fastHits++
+			return p
+		}
+	}
+
+	cands, free := x.cands[:0], x.free[:0]
+	bestAll, bestFree := choice{ties: x.ties[:0]}, choice{ties: x.ties2[:0]}
+	defer func() {
+		x.cands, x.free, x.ties, x.ties2 = cands[:0], free[:0], bestAll.ties[:0], bestFree.ties[:0]
+	}()
+	prioAll, prioFree := false, false
+	for k := range x.slots {
+		sl := &x.slots[k]
+		if sl.flags&slotActive == 0 || x.mark[k] == ep {
+			continue
+		}
+		// Step 4: a track judge sees only its track's projects that still need views.
+		if !general {
+			p := x.proj[k]
+			if !containsString(p.ChallengeList, track) {
+				continue
+			}
+			if p.TrackSeen[track]+x.viewing(int32(k), track, now, window) >= views {
+				continue
+			}
+		}
+		kk := int32(k)
+		cands = append(cands, kk)
+		prio := sl.flags&slotPrio != 0
+		prioAll = prioAll || prio
+		var sum int32
+		if sl.seen >= minViews {
+			sum = sumOf(kk)
+		}
+		dist := distOf(kk)
+		bestAll.offer(kk, sl.seen, sum, dist)
+		if sl.flags&slotHeld == 0 || !x.busy(kk, now, window) {
+			free = append(free, kk)
+			prioFree = prioFree || prio
+			bestFree.offer(kk, sl.seen, sum, dist)
+		}
+	}
+
+	// Step 5: drop projects someone else is looking at, unless that leaves none.
+	list, anyPrio, best := cands, prioAll, &bestAll
+	if len(free) > 0 {
+		list, anyPrio, best = free, prioFree, &bestFree
+	}
+	if len(list) == 0 {
+		return nil
+	}
+
+	// Step 6: a track judge walks along the tables.
+	if !general {
+		if j.LastLocation < 0 {
+			return x.proj[list[c.Rand.Intn(len(list))]]
+		}
+		for _, k := range list {
+			if int(x.slots[k].loc) > j.LastLocation {
+				return x.proj[k]
+			}
+		}
+		return x.proj[list[0]]
+	}
+
+	// Step 7: groups. The list shrinks to one group, so steps 8 and 9 are redone on it.
+	if o.MultiGroup && o.NumGroups > 0 {
+		n := o.NumGroups
+		g := ((j.Group % n) + n) % n
+		found := false
+		for t := 0; t < n && !found; t++ {
+			grp := int32((g + t) % n)
+			keep := list[:0:0]
+			for _, k := range list {
+				if x.slots[k].group == grp {
+					keep = append(keep, k)
+				}
+			}
+			if len(keep) == 0 {
+				continue
+			}
+			list, found = keep, true
+			if int(grp) != j.Group {
+				j.Group, j.GroupSeen = int(grp), 0
+				c.logf("moved to group %d (no projects left in its group)", grp)
+				c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: s.judgeEvent(j, "group switched")})
+				c.changed("judge", j.ID)
+			}
+		}
+		if !found {
+			return nil
+		}
+		anyPrio = false
+		best = &choice{}
+		for _, k := range list {
+			sl := &x.slots[k]
+			anyPrio = anyPrio || sl.has(slotPrio)
+			var sum int32
+			if sl.seen >= minViews {
+				sum = sumOf(k)
+			}
+			best.offer(k, sl.seen, sum, distOf(k))
+		}
+	}
+
+	// Step 8: prioritized projects first, lowest table (the list is in table order).
+	if anyPrio {
+		for _, k := range list {
+			if x.slots[k].has(slotPrio) {
+				return x.proj[k]
+			}
+		}
+	}
+
+	// Step 9: fewest views; below min_views the nearest table, else the least compared,
+	// then the nearest; equals drawn with the command's random stream.
+	if len(best.ties) == 1 {
+		return x.proj[best.ties[0]]
+	}
+	return x.proj[best.ties[c.Rand.Intn(len(best.ties))]]
+}
+
+// Fast path limits (the defaults of judgingData.bigLevel and maxWalk): levels with more
+// projects than bigLevel are searched by walking outwards from the judge's table, for at
+// most maxWalk tables.
+const (
+	defaultBigLevel = 512
+	defaultMaxWalk  = 2048
+)
+
+// pickByLevel is step 9 for a general judge when groups are off and nothing is
+// prioritized, without scanning every project. The active projects are kept by views
+// level; the levels are tried from the least viewed up, and the first level with a free
+// candidate holds the answer the full scan would give (same candidates, same key: pair
+// sum at or above min_views, then table distance; equals in table order, drawn with the
+// same random number). A small level is enumerated; a big one is first searched by
+// walking outwards from the judge's last table for the nearest free candidate with a
+// pair sum of 0, which is then certainly the best. It returns nil when no project is
+// free (step 5 then keeps busy ones: the caller scans).
+func (x *judgingData) pickByLevel(ep, sp uint32, minViews, last int32, now, window int64, r *Rand) *Project {
+	// While no assignment is older than the busy window, a held project is busy, so
+	// only the levels' free lists need looking at.
+	sumOf := func(k int32) int32 {
+		if sp != 0 && x.sumMark[k] == sp {
+			return x.sum[k]
+		}
+		return 0
+	}
+	stale := x.anyStale(now, window) // else every held project is busy
+	for lvl := range x.levelCount {
+		free, held := x.lvFree[lvl], x.lvHeld[lvl]
+		if len(free) == 0 && (!stale || len(held) == 0) {
+			continue
+		}
+		v := int32(lvl)
+		compare := v >= minViews
+		if len(free) > x.bigLevel && last >= 0 {
+			if p := x.walk(ep, sp, v, compare, last, now, window, r); p != nil {
+				return p
+			}
+		}
+		best := choice{ties: x.ties[:0]}
+		offer := func(k int32) {
+			var sum, dist int32
+			if compare {
+				sum = sumOf(k)
+			}
+			if last >= 0 {
+				dist = x.slots[k].loc - last
+				if dist < 0 {
+					dist = -dist
+				}
+			}
+			best.offer(k, v, sum, dist)
+		}
+		for _, k := range free {
+			if x.mark[k] != ep {
+				offer(k)
+			}
+		}
+		if stale {
+			for _, k := range held {
+				if x.mark[k] != ep && !x.busy(k, now, window) {
+					offer(k)
+				}
+			}
+		}
+		x.ties = best.ties[:0]
+		if len(best.ties) > 0 {
+			return x.pickTie(best.ties, r)
+		}
+	}
+	return nil
+}
+
+// pickTie draws one of equally good candidates, listed in table order as the scan does.
+func (x *judgingData) pickTie(ties []int32, r *Rand) *Project {
+	for i := 1; i < len(ties); i++ {
+		for j := i; j > 0 && ties[j] < ties[j-1]; j-- {
+			ties[j], ties[j-1] = ties[j-1], ties[j]
+		}
+	}
+	if len(ties) == 1 {
+		return x.proj[ties[0]]
+	}
+	return x.proj[ties[r.Intn(len(ties))]]
+}
+
+// walk looks outwards from table last for the nearest free, not excluded project at
+// level v (with a pair sum of 0 when compare), collecting equally near ones. nil when
+// none is found within x.maxWalk tables.
+func (x *judgingData) walk(ep, sp uint32, v int32, compare bool, last int32, now, window int64, r *Rand) *Project {
+	n := len(x.slots)
+	lo, hi := 0, n // first slot at or beyond the last table (slots are in table order)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if x.slots[m].loc < last {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	right, left := lo, lo-1
+	ties := x.ties2[:0]
+	defer func() { x.ties2 = ties[:0] }()
+	found := int32(-1)
+	complete := false
+	for steps := 0; ; steps++ {
+		if left < 0 && right >= n {
+			complete = true
+			break
+		}
+		if steps == x.maxWalk {
+			break
+		}
+		var k int
+		var d int32
+		if right >= n || left >= 0 && last-x.slots[left].loc <= x.slots[right].loc-last {
+			k, d = left, last-x.slots[left].loc
+			left--
+		} else {
+			k, d = right, x.slots[right].loc-last
+			right++
+		}
+		if found >= 0 && d > found {
+			complete = true
+			break
+		}
+		sl := &x.slots[k]
+		if sl.seen != v || sl.flags&slotActive == 0 || x.mark[k] == ep {
+			continue
+		}
+		if compare && sp != 0 && x.sumMark[k] == sp && x.sum[k] != 0 {
+			continue
+		}
+		if sl.flags&slotHeld != 0 && x.busy(int32(k), now, window) {
+			continue
+		}
+		found = d
+		ties = append(ties, int32(k))
+	}
+	if found < 0 || !complete {
+		return nil
+	}
+	return x.pickTie(ties, r)
+}
+
+// choice collects the best candidates by (views, pair sum, table distance).
+type choice struct {
+	seen, sum, dist int32
+	ties            []int32
+}
+
+func (b *choice) offer(k, seen, sum, dist int32) {
+	if len(b.ties) > 0 {
+		if seen != b.seen {
+			if seen > b.seen {
+				return
+			}
+		} else if sum != b.sum {
+			if sum > b.sum {
+				return
+			}
+		} else if dist != b.dist {
+			if dist > b.dist {
+				return
+			}
+		} else {
+			b.ties = append(b.ties, k)
+			return
+		}
+	}
+	b.seen, b.sum, b.dist = seen, sum, dist
+	b.ties = append(b.ties[:0], k)
+}
+
+// pairSums fills x.sum (valid where x.sumMark equals the returned epoch) with, for every
+// project, how often it was judged by the same judges as the projects j has seen.
+func (x *judgingData) pairSums(s *State, j *Judge) uint32 {
+	x.reconcilePairs(s)
+	sp := x.newEpoch()
+	for _, seen := range j.SeenProjects {
+		num, ok := x.numOf[seen.ProjectID]
+		if !ok {
+			continue
+		}
+		for _, pc := range x.nbrs[num] {
+			if int(pc.other) >= len(x.slotByNum) {
+				continue
+			}
+			k := x.slotByNum[pc.other]
+			if k < 0 {
+				continue
+			}
+			if x.sumMark[k] != sp {
+				x.sumMark[k], x.sum[k] = sp, 0
+			}
+			x.sum[k] += pc.n
+		}
+	}
+	return sp
+}
+
+// assignTo is step 10: j now looks at p.
+func (s *State) assignTo(j *Judge, p *Project, c *Ctx) {
+	x := s.jd()
+	j.Current = p.ID
+	j.CurrentSince = c.Time
+	j.LastLocation = p.Location
+	j.LastActivity = c.Time
+	p.LastActivity = c.Time
+	if p.Prioritized {
+		p.Prioritized = false // step 8: the flag clears on assignment
+	}
+	x.refresh(p)
+	x.hold(s, p.ID, j)
+	c.logf("assigned project %s (table %d)", p.Name, p.Location)
+	c.changed("judge", j.ID)
+	c.changed("project", p.ID)
+}

@@ -1,0 +1,456 @@
+package engine
+
+// The judge's own commands of SPEC §5: next, skip, finish, rank, star, notes, welcome.
+
+func init() {
+	register(
+		func() Command { return &JudgeNext{} },
+		func() Command { return &JudgeSkip{} },
+		func() Command { return &JudgeFinish{} },
+		func() Command { return &JudgeRank{} },
+		func() Command { return &JudgeStar{} },
+		func() Command { return &JudgeNotes{} },
+		func() Command { return &JudgeWelcome{} },
+	)
+}
+
+// Skip reasons a judge may give, and the reason of the flag the system writes when it
+// hides a project after absent flags.
+const (
+	SkipBusy         = "busy"
+	SkipAbsent       = "absent"
+	SkipCannotDemo   = "cannot-demo"
+	SkipTooComplex   = "too-complex"
+	SkipOffensive    = "offensive"
+	FlagHiddenAbsent = "hidden-absent"
+)
+
+// AbsentLimit is how many judges must flag a project absent before it is hidden.
+const AbsentLimit = 3
+
+// ValidSkipReason reports whether r is a reason a judge may skip with.
+func ValidSkipReason(r string) bool {
+	switch r {
+	case SkipBusy, SkipAbsent, SkipCannotDemo, SkipTooComplex, SkipOffensive:
+		return true
+	}
+	return false
+}
+
+// judgeFor returns the command's judge (401 when it no longer exists).
+func (s *State) judgeFor(id ID) (*Judge, error) {
+	j, ok := s.Judges[id]
+	if !ok {
+		return nil, unauthorizedf("judge not found")
+	}
+	return j, nil
+}
+
+// seenIndex returns the position of project p in j's seen list, or -1.
+func (j *Judge) seenIndex(p ID) int {
+	for i := range j.SeenProjects {
+		if j.SeenProjects[i].ProjectID == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// currentProject returns the judge's current project, if it still exists.
+func (s *State) currentProject(j *Judge) (*Project, bool) {
+	if j.Current.IsZero() {
+		return nil, false
+	}
+	p, ok := s.Projects[j.Current]
+	return p, ok
+}
+
+// JudgeNext assigns the judge its next project (POST /api/judge/next). The result is a
+// NextResult.
+type JudgeNext struct {
+	Judge ID `json:"judge"`
+}
+
+// Kind implements Command.
+func (*JudgeNext) Kind() string { return "judging.next" }
+
+func (cmd *JudgeNext) apply(s *State, c *Ctx) (any, error) {
+	j, err := s.judgeFor(cmd.Judge)
+	if err != nil {
+		return nil, err
+	}
+	res := s.nextFor(j, c)
+	s.jd().keep(s)
+	return res, nil
+}
+
+// JudgeSkip skips the judge's current project with a reason, writes a flag, and hands
+// out the next project when the clock runs (POST /api/judge/skip).
+type JudgeSkip struct {
+	Judge  ID     `json:"judge"`
+	Reason string `json:"reason"`
+}
+
+// Kind implements Command.
+func (*JudgeSkip) Kind() string { return "judging.skip" }
+
+func (cmd *JudgeSkip) apply(s *State, c *Ctx) (any, error) {
+	j, err := s.judgeFor(cmd.Judge)
+	if err != nil {
+		return nil, err
+	}
+	if !ValidSkipReason(cmd.Reason) {
+		return nil, invalidf("reason must be one of busy, absent, cannot-demo, too-complex, offensive")
+	}
+	p, ok := s.currentProject(j)
+	if !ok {
+		return nil, conflictf("no current project")
+	}
+	x := s.jd()
+	x.sync(s)
+
+	j.Current = ZeroID
+	j.CurrentSince = 0
+	j.LastActivity = c.Time
+	x.release(p.ID, j.ID)
+	j.Skipped[p.ID] = cmd.Reason == SkipBusy
+	s.addFlag(c, Flag{ProjectID: p.ID, JudgeID: j.ID, ProjectName: p.Name, ProjectLocation: p.Location, JudgeName: j.Name, Reason: cmd.Reason})
+	c.logf("skipped project %s (table %d): %s", p.Name, p.Location, cmd.Reason)
+	if cmd.Reason == SkipAbsent {
+		s.maybeHideAbsent(p, c)
+	}
+	c.changed("judge", j.ID)
+	if j.Active && s.Options.Clock.Running && !s.Options.Deliberation {
+		s.nextFor(j, c)
+	}
+	x.keep(s)
+	return nil, nil
+}
+
+// addFlag writes a flag and tells admins.
+func (s *State) addFlag(c *Ctx, f Flag) {
+	f.ID = c.newFlagID(s)
+	f.Time = c.Time
+	s.Flags = append(s.Flags, f)
+	c.emit(Event{Type: EvFlag, To: ToAdmins, Data: f})
+}
+
+// newFlagID returns an id no flag, judge or project uses.
+func (c *Ctx) newFlagID(s *State) ID {
+	for {
+		id := c.newID()
+		dup := false
+		for i := range s.Flags {
+			if s.Flags[i].ID == id {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			return id
+		}
+	}
+}
+
+// maybeHideAbsent hides p once judges of AbsentLimit different judges flagged it absent
+// (flags not dismissed), replacing those flags by one hidden-absent flag.
+func (s *State) maybeHideAbsent(p *Project, c *Ctx) {
+	if !p.Active {
+		return
+	}
+	judges := map[ID]bool{}
+	for _, f := range s.Flags {
+		if f.ProjectID == p.ID && f.Reason == SkipAbsent {
+			judges[f.JudgeID] = true
+		}
+	}
+	if len(judges) < AbsentLimit {
+		return
+	}
+	kept := s.Flags[:0]
+	for _, f := range s.Flags {
+		if f.ProjectID == p.ID && f.Reason == SkipAbsent {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	s.Flags = kept
+	p.Active = false
+	x := s.jd()
+	x.refresh(p)
+	s.addFlag(c, Flag{ProjectID: p.ID, JudgeID: ZeroID, ProjectName: p.Name, ProjectLocation: p.Location, JudgeName: "system", Reason: FlagHiddenAbsent})
+	c.logf("project %s (table %d) hidden: flagged absent by %d judges", p.Name, p.Location, len(judges))
+	c.emit(Event{Type: EvExpo, To: ToEveryone, Data: ExpoEvent{Action: "remove", Project: p.Public()}})
+	c.changed("project", p.ID)
+	// Judges still on the hidden project are released and told.
+	for _, id := range s.releaseJudgesOn(c, map[ID]bool{p.ID: true}, "project hidden") {
+		x.release(p.ID, id)
+		c.changed("judge", id)
+	}
+}
+
+// JudgeFinish records the judge's view of its current project (POST /api/judge/finish).
+type JudgeFinish struct {
+	Judge   ID     `json:"judge"`
+	Notes   string `json:"notes"`
+	Starred bool   `json:"starred"`
+}
+
+// Kind implements Command.
+func (*JudgeFinish) Kind() string { return "judging.finish" }
+
+func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
+	j, err := s.judgeFor(cmd.Judge)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkText("notes", cmd.Notes); err != nil {
+		return nil, err
+	}
+	p, ok := s.currentProject(j)
+	if !ok {
+		return nil, conflictf("no current project")
+	}
+	if s.Options.Deliberation {
+		return nil, conflictf("deliberation is on")
+	}
+	if j.seenIndex(p.ID) >= 0 {
+		return nil, conflictf("project already judged")
+	}
+	x := s.jd()
+	x.sync(s)
+	o := &s.Options
+
+	j.SeenProjects = append(j.SeenProjects, SeenProject{
+		ProjectID: p.ID, Starred: cmd.Starred, Notes: cmd.Notes, Name: p.Name,
+		Location: p.Location, Description: p.Description,
+	})
+	j.Seen++
+	general := s.IsGeneral(j)
+	if general {
+		p.Seen++
+	} else {
+		p.TrackSeen[j.Track]++
+	}
+	for id, busy := range j.Skipped {
+		if busy {
+			delete(j.Skipped, id)
+		}
+	}
+	j.Current = ZeroID
+	j.CurrentSince = 0
+	j.LastActivity = c.Time
+	p.LastActivity = c.Time
+	x.release(p.ID, j.ID)
+	x.refresh(p)
+	x.addSeen(j.ID, x.numFor(p.ID))
+	x.scores.judgeChanged(j.ID, true)
+	c.logf("finished project %s (table %d)", p.Name, p.Location)
+
+	if general && o.MultiGroup && o.SwitchingMode == "auto" && o.NumGroups > 0 {
+		j.GroupSeen++
+		inGroup := 0
+		for k := range x.slots {
+			if x.slots[k].has(slotActive) && int(x.slots[k].group) == j.Group {
+				inGroup++
+			}
+		}
+		if inGroup == 0 || float64(j.GroupSeen)/float64(inGroup) >= o.AutoSwitchProp {
+			j.Group = (((j.Group + 1) % o.NumGroups) + o.NumGroups) % o.NumGroups
+			j.GroupSeen = 0
+			c.logf("switched to group %d", j.Group)
+			c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: s.judgeEvent(j, "group switched")})
+		}
+	}
+	c.changed("judge", j.ID)
+	c.changed("project", p.ID)
+	x.keep(s)
+	return nil, nil
+}
+
+// JudgeRank replaces the judge's ranking (POST /api/judge/rank).
+type JudgeRank struct {
+	Judge   ID   `json:"judge"`
+	Ranking []ID `json:"ranking"`
+}
+
+// Kind implements Command.
+func (*JudgeRank) Kind() string { return "judging.rank" }
+
+func (cmd *JudgeRank) apply(s *State, c *Ctx) (any, error) {
+	j, err := s.judgeFor(cmd.Judge)
+	if err != nil {
+		return nil, err
+	}
+	dup := make(map[ID]bool, len(cmd.Ranking))
+	for _, id := range cmd.Ranking {
+		if dup[id] {
+			return nil, invalidf("project %s is ranked twice", id)
+		}
+		dup[id] = true
+		if j.seenIndex(id) < 0 {
+			return nil, invalidf("project %s is not among the judge's judged projects", id)
+		}
+	}
+	if s.Options.Deliberation {
+		return nil, conflictf("deliberation is on")
+	}
+	j.Rankings = append([]ID{}, cmd.Ranking...)
+	j.LastActivity = c.Time
+	s.jd().scores.judgeChanged(j.ID, true)
+	c.logf("submitted a ranking of %d projects", len(cmd.Ranking))
+	c.changed("judge", j.ID)
+	s.jd().keep(s)
+	return nil, nil
+}
+
+// JudgeStar stars or unstars one of the judge's judged projects (PUT /api/judge/star/:id).
+type JudgeStar struct {
+	Judge   ID   `json:"judge"`
+	Project ID   `json:"project"`
+	Starred bool `json:"starred"`
+}
+
+// Kind implements Command.
+func (*JudgeStar) Kind() string { return "judging.star" }
+
+func (cmd *JudgeStar) apply(s *State, c *Ctx) (any, error) {
+	j, err := s.judgeFor(cmd.Judge)
+	if err != nil {
+		return nil, err
+	}
+	i := j.seenIndex(cmd.Project)
+	if i < 0 {
+		return nil, notFoundf("project not among the judge's judged projects")
+	}
+	if s.Options.Deliberation {
+		return nil, conflictf("deliberation is on")
+	}
+	j.SeenProjects[i].Starred = cmd.Starred
+	j.LastActivity = c.Time
+	s.jd().scores.judgeChanged(j.ID, false)
+	if cmd.Starred {
+		c.logf("starred project %s", j.SeenProjects[i].Name)
+	} else {
+		c.logf("unstarred project %s", j.SeenProjects[i].Name)
+	}
+	c.changed("judge", j.ID)
+	s.jd().keep(s)
+	return nil, nil
+}
+
+// JudgeNotes replaces the judge's notes on one judged project (PUT /api/judge/notes/:id).
+// Notes stay editable during deliberation.
+type JudgeNotes struct {
+	Judge   ID     `json:"judge"`
+	Project ID     `json:"project"`
+	Notes   string `json:"notes"`
+}
+
+// Kind implements Command.
+func (*JudgeNotes) Kind() string { return "judging.notes" }
+
+func (cmd *JudgeNotes) apply(s *State, c *Ctx) (any, error) {
+	j, err := s.judgeFor(cmd.Judge)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkText("notes", cmd.Notes); err != nil {
+		return nil, err
+	}
+	i := j.seenIndex(cmd.Project)
+	if i < 0 {
+		return nil, notFoundf("project not among the judge's judged projects")
+	}
+	j.SeenProjects[i].Notes = cmd.Notes
+	j.LastActivity = c.Time
+	c.logf("edited notes on project %s", j.SeenProjects[i].Name)
+	c.changed("judge", j.ID)
+	s.jd().keep(s)
+	return nil, nil
+}
+
+// JudgeWelcome records that the judge read the welcome message (PUT/POST
+// /api/judge/welcome).
+type JudgeWelcome struct {
+	Judge ID `json:"judge"`
+}
+
+// Kind implements Command.
+func (*JudgeWelcome) Kind() string { return "judging.welcome" }
+
+func (cmd *JudgeWelcome) apply(s *State, c *Ctx) (any, error) {
+	j, err := s.judgeFor(cmd.Judge)
+	if err != nil {
+		return nil, err
+	}
+	j.ReadWelcome = true
+	c.logf("read the welcome message")
+	c.changed("judge", j.ID)
+	s.jd().keep(s)
+	return nil, nil
+}
+
+// JudgedProject is a judge's view of a project it judged (GET /api/judge/projects items,
+// GET /api/judge/project/:id): the SeenProject plus the project's current URL.
+type JudgedProject struct {
+	ProjectID   ID     `json:"project_id"`
+	Name        string `json:"name"`
+	Location    int    `json:"location"`
+	Description string `json:"description"`
+	Notes       string `json:"notes"`
+	Starred     bool   `json:"starred"`
+	URL         string `json:"url"`
+}
+
+func (s *State) judgedView(sp *SeenProject) JudgedProject {
+	v := JudgedProject{
+		ProjectID: sp.ProjectID, Name: sp.Name, Location: sp.Location, Description: sp.Description,
+		Notes: sp.Notes, Starred: sp.Starred,
+	}
+	if p, ok := s.Projects[sp.ProjectID]; ok {
+		v.URL = p.URL
+	}
+	return v
+}
+
+// JudgedProjects returns the projects judge id judged, in the order judged.
+func (s *State) JudgedProjects(id ID) []JudgedProject {
+	out := []JudgedProject{}
+	if j, ok := s.Judges[id]; ok {
+		for i := range j.SeenProjects {
+			out = append(out, s.judgedView(&j.SeenProjects[i]))
+		}
+	}
+	return out
+}
+
+// JudgedProject returns judge id's view of project p, if it judged it.
+func (s *State) JudgedProject(id, p ID) (JudgedProject, bool) {
+	j, ok := s.Judges[id]
+	if !ok {
+		return JudgedProject{}, false
+	}
+	i := j.seenIndex(p)
+	if i < 0 {
+		return JudgedProject{}, false
+	}
+	return s.judgedView(&j.SeenProjects[i]), true
+}
+
+// ProjectCount is GET /api/project/count: the active projects judge id could ever be
+// assigned (its track's projects for a track judge).
+func (s *State) ProjectCount(id ID) int {
+	j, ok := s.Judges[id]
+	if !ok {
+		return 0
+	}
+	track := s.trackOf(j)
+	n := 0
+	for _, p := range s.Projects {
+		if p.Active && (track == "" || containsString(p.ChallengeList, track)) {
+			n++
+		}
+	}
+	return n
+}
