@@ -72,7 +72,7 @@ func testLog(t *testing.T) func(string, ...any) {
 func TestCrashModeKeepsAcknowledgedWrites(t *testing.T) {
 	bin := buildPodium(t)
 	cfg := Config{
-		ServerBin: bin, DataDir: filepath.Join(t.TempDir(), "data"),
+		ServerBin: bin, DataDir: filepath.Join(t.TempDir(), "data"), ServerLog: filepath.Join(t.TempDir(), "server.log"),
 		Projects: 40, Judges: 20, CrashCycles: 2,
 		CrashMin: 1500 * time.Millisecond, CrashMax: 3 * time.Second,
 		SampleInterval: 500 * time.Millisecond, Seed: 7, Log: testLog(t),
@@ -115,7 +115,7 @@ func TestCrashModeKeepsAcknowledgedWrites(t *testing.T) {
 func TestLoadRunReportsAndChecksInvariants(t *testing.T) {
 	bin := buildPodium(t)
 	cfg := Config{
-		ServerBin: bin, Projects: 30, Judges: 10, Watchers: 12, Readers: 2,
+		ServerBin: bin, ServerLog: filepath.Join(t.TempDir(), "server.log"), Projects: 30, Judges: 10, Watchers: 12, Readers: 2,
 		Duration: 2500 * time.Millisecond, ClockInterval: 500 * time.Millisecond, ClockPause: 50 * time.Millisecond,
 		SampleInterval: 700 * time.Millisecond, Seed: 11, Log: testLog(t),
 	}
@@ -281,7 +281,7 @@ func TestHoldAnalysis(t *testing.T) {
 // clients were told about: it checks a clean setup (no violations), then claims writes
 // that never happened and expects each to be reported.
 func TestVerifyDetectsLostWrites(t *testing.T) {
-	cfg := Config{ServerBin: buildPodium(t), Log: testLog(t)}
+	cfg := Config{ServerBin: buildPodium(t), ServerLog: filepath.Join(t.TempDir(), "server.log"), Log: testLog(t)}
 	cfg.defaults()
 	r := &runner{cfg: &cfg, lg: newLedger(), jc: &judgeCounters{}, rep: &Report{}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

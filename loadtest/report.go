@@ -56,6 +56,21 @@ func (rep *Report) Print(w io.Writer) {
 	fmt.Fprintf(tw, "judge actions (all)\t%d\t\t%.2f\t%.2f\t%.2f\t%.2f\t\t\n", j.Count, j.P50, j.P95, j.P99, j.Max)
 	tw.Flush()
 	fmt.Fprintf(w, "errors by status: %s\n", codes(rep.Errors))
+	if tl := rep.Timeline; len(tl) > 1 {
+		idle := 0
+		worst := append([]Second(nil), tl...)
+		for _, x := range tl[:len(tl)-1] { // the last second is partial
+			if x.Count == 0 {
+				idle++
+			}
+		}
+		sort.Slice(worst, func(i, j int) bool { return worst[i].MaxMs > worst[j].MaxMs })
+		parts := []string{}
+		for _, x := range worst[:min(5, len(worst))] {
+			parts = append(parts, fmt.Sprintf("s%d: %d done, max %.0f ms", x.At, x.Count, x.MaxMs))
+		}
+		fmt.Fprintf(w, "judge timeline: %d of %d seconds completed no judge action; slowest seconds: %s\n", idle, len(tl)-1, strings.Join(parts, "; "))
+	}
 	jr := rep.Judging
 	fmt.Fprintf(w, "judging: available=%v nexts=%d assigned=%d finishes=%d (%.1f/s) skips=%d ranks=%d paused=%d done=%d in-doubt=%d unexpected=%d\n",
 		jr.Available, jr.Nexts, jr.Assigned, jr.Finishes, jr.FinishesSec, jr.Skips, jr.Ranks, jr.Paused, jr.Done, jr.InDoubt, jr.Unexpected)
@@ -108,6 +123,9 @@ func (rep *Report) Print(w io.Writer) {
 			fmt.Fprintf(w, "  cycle %d: killed after %.2fs; %d finishes, %d skips, %d ranks, %d creations; %d in doubt; recovered in %.2fs; lost %d, violations %d\n",
 				cy.Cycle, cy.KilledAfter, cy.Finishes, cy.Skips, cy.Ranks, cy.Creations, cy.InDoubt, cy.RecoverySec, cy.Lost, cy.Violations)
 		}
+	}
+	if rep.ServerLog != "" {
+		fmt.Fprintf(w, "server log: %s\n", rep.ServerLog)
 	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)

@@ -34,6 +34,8 @@ type Report struct {
 	Metrics    ServerMetrics   `json:"server_metrics"`
 	Invariants InvariantReport `json:"invariants"`
 	Crash      *CrashReport    `json:"crash,omitempty"`
+	Timeline   []Second        `json:"judge_timeline"` // judge actions completed per second of the phase
+	ServerLog  string          `json:"server_log,omitempty"`
 	Notes      []string        `json:"notes"`
 }
 
@@ -155,12 +157,12 @@ func (r *runner) connect(base string, setupStats *Stats) {
 
 // startManaged starts the server binary on a fresh (or the configured) data directory.
 func (r *runner) startManaged(ctx context.Context) (func(), error) {
-	root, err := os.MkdirTemp("", "podium-loadtest-*")
-	if err != nil {
-		return nil, err
-	}
-	dir := r.cfg.DataDir
+	dir, root := r.cfg.DataDir, ""
 	if dir == "" {
+		var err error
+		if root, err = os.MkdirTemp("", "podium-loadtest-*"); err != nil {
+			return nil, err
+		}
 		dir = filepath.Join(root, "data")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -170,7 +172,17 @@ func (r *runner) startManaged(ctx context.Context) (func(), error) {
 		r.cfg.AdminPassword = "loadtest-" + runID()
 	}
 	r.rep.Machine.FsyncProbe = fsyncProbe(dir, 200)
-	srv, err := newServerProc(r.cfg.ServerBin, dir, filepath.Join(root, "server.log"), r.cfg.AdminPassword, r.cfg.APIKey, r.cfg.ServerLogLevel, r.cfg.ServerEnv)
+	logPath := r.cfg.ServerLog
+	if logPath == "" {
+		f, err := os.CreateTemp("", "podium-loadtest-*-server.log") // kept after the run
+		if err != nil {
+			return nil, err
+		}
+		logPath = f.Name()
+		f.Close()
+	}
+	r.rep.ServerLog = logPath
+	srv, err := newServerProc(r.cfg.ServerBin, dir, logPath, r.cfg.AdminPassword, r.cfg.APIKey, r.cfg.ServerLogLevel, r.cfg.ServerEnv)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +204,7 @@ func (r *runner) startManaged(ctx context.Context) (func(), error) {
 			r.note("the server took %.1fs to stop after SIGTERM", d.Seconds())
 		}
 		srv.close()
-		if r.cfg.DataDir == "" {
+		if root != "" {
 			os.RemoveAll(root)
 		}
 	}, nil
@@ -319,6 +331,7 @@ func (r *runner) loadPhase(ctx context.Context) error {
 		srvCPU0 = procCPU(r.srv.pid())
 	}
 	start := time.Now()
+	r.c.stats.startTimeline(start, isJudgeAction)
 	for i, j := range judges {
 		wg.Add(1)
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
@@ -361,6 +374,7 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	r.rep.ElapsedSec = elapsed.Seconds()
 	r.rep.Routes, r.rep.Errors = r.c.stats.report(elapsed)
 	r.rep.JudgeAll = summarize(r.c.stats.latencies(isJudgeAction))
+	r.rep.Timeline = r.c.stats.timeline(elapsed)
 	r.rep.Judging = r.jc.report(!r.noJudging.Load(), elapsed)
 	if r.noJudging.Load() {
 		r.note("the server has no judging routes (POST /api/judge/next answered 404): judge load skipped")

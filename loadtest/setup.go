@@ -43,6 +43,7 @@ type Config struct {
 	ServerBin      string   // path to the podium binary; empty = use URL
 	DataDir        string   // data directory for the managed server (default: a temp dir)
 	ServerLogLevel string   // LOG_LEVEL for the managed server (default "warn")
+	ServerLog      string   // file for the managed server's output (default: a new temp file, kept)
 	ServerEnv      []string // extra KEY=VALUE for the managed server
 
 	// Crash mode.

@@ -12,6 +12,40 @@ import (
 type Stats struct {
 	mu     sync.Mutex
 	routes map[string]*routeStats
+	// per-second timeline of the routes accepted by tlKeep, from tlStart
+	tlStart time.Time
+	tlKeep  func(route string) bool
+	tl      map[int]*Second
+}
+
+// Second is one second of the measured phase: requests completed in it and the slowest.
+type Second struct {
+	At    int     `json:"at"` // seconds since the phase started
+	Count int     `json:"count"`
+	MaxMs float64 `json:"max_ms"`
+}
+
+// startTimeline starts counting completions per second for the routes keep accepts.
+func (s *Stats) startTimeline(start time.Time, keep func(string) bool) {
+	s.mu.Lock()
+	s.tlStart, s.tlKeep, s.tl = start, keep, map[int]*Second{}
+	s.mu.Unlock()
+}
+
+// timeline returns one entry per second of the phase (zero counts included).
+func (s *Stats) timeline(elapsed time.Duration) []Second {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := int(elapsed / time.Second)
+	out := make([]Second, 0, n+1)
+	for i := 0; i <= n; i++ {
+		if b := s.tl[i]; b != nil {
+			out = append(out, *b)
+		} else {
+			out = append(out, Second{At: i})
+		}
+	}
+	return out
 }
 
 type routeStats struct {
@@ -32,6 +66,18 @@ func (s *Stats) record(route string, code int, d time.Duration) {
 	}
 	r.lat = append(r.lat, d)
 	r.codes[code]++
+	if s.tl != nil && s.tlKeep(route) {
+		at := int(time.Since(s.tlStart) / time.Second)
+		b := s.tl[at]
+		if b == nil {
+			b = &Second{At: at}
+			s.tl[at] = b
+		}
+		b.Count++
+		if m := ms(d); m > b.MaxMs {
+			b.MaxMs = m
+		}
+	}
 	s.mu.Unlock()
 }
 

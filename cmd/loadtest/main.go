@@ -53,6 +53,7 @@ func main() {
 	flag.Uint64Var(&cfg.Seed, "seed", 0, "random seed (0: from the clock)")
 	flag.BoolVar(&cfg.NoCSV, "no-csv", false, "create projects and judges one by one even when the CSV imports exist")
 	flag.StringVar(&cfg.ServerLogLevel, "server-log-level", "warn", "LOG_LEVEL of a -server")
+	flag.StringVar(&cfg.ServerLog, "server-log", "", "file for a -server's output (default: a new temp file, kept)")
 	flag.Var(&env, "server-env", "extra KEY=VALUE for a -server (repeatable)")
 	flag.IntVar(&cfg.CrashCycles, "crash", 0, "crash mode: SIGKILL the -server this many times under load and verify acknowledged writes")
 	flag.DurationVar(&cfg.CrashMin, "crash-min", 2*time.Second, "earliest kill after the load starts")
