@@ -89,7 +89,13 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 			}
 			wg.Add(1)
 			jr := rand.New(rand.NewPCG(cfg.Seed+uint64(cycle)<<32, uint64(i)))
-			go func() { defer wg.Done(); r.judgeLoop(stop, j, jr) }()
+			delay := r.rampDelay(i, len(r.lg.judgeList()))
+			go func() {
+				defer wg.Done()
+				if sleepOr(stop, delay) {
+					r.judgeLoop(stop, j, jr)
+				}
+			}()
 		}
 		var cyCreations int64
 		for k := 0; k < cfg.Creators; k++ {

@@ -335,7 +335,13 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	for i, j := range judges {
 		wg.Add(1)
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
-		go func() { defer wg.Done(); r.judgeLoop(stop, j, rng) }()
+		delay := r.rampDelay(i, len(judges))
+		go func() {
+			defer wg.Done()
+			if sleepOr(stop, delay) {
+				r.judgeLoop(stop, j, rng)
+			}
+		}()
 	}
 	var side sync.WaitGroup
 	for i := 0; i < cfg.Readers; i++ {
@@ -396,6 +402,20 @@ func (r *runner) loadPhase(ctx context.Context) error {
 		r.note("GET /api/admin/flags unavailable: acknowledged skips not checked")
 	}
 	return nil
+}
+
+// rampDelay staggers judge i's start: thousands of phones do not open their connections
+// in the same millisecond, and a synchronized connect storm measures the kernel's SYN
+// queues rather than the server. The ramp is the think time (or 1 s at zero think time).
+func (r *runner) rampDelay(i, n int) time.Duration {
+	ramp := r.cfg.Think
+	if ramp <= 0 {
+		ramp = time.Second
+	}
+	if n <= 1 {
+		return 0
+	}
+	return ramp * time.Duration(i) / time.Duration(n)
 }
 
 func isJudgeAction(route string) bool {
