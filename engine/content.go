@@ -110,22 +110,7 @@ func (c *Content) fill() {
 
 // hasID reports whether any content entry uses id.
 func (c *Content) hasID(id ID) bool {
-	for i := range c.Schedule {
-		if c.Schedule[i].ID == id {
-			return true
-		}
-	}
-	for i := range c.Sponsors {
-		if c.Sponsors[i].ID == id {
-			return true
-		}
-	}
-	for i := range c.FAQ {
-		if c.FAQ[i].ID == id {
-			return true
-		}
-	}
-	return false
+	return indexContent(c.Schedule, id) >= 0 || indexContent(c.Sponsors, id) >= 0 || indexContent(c.FAQ, id) >= 0
 }
 
 // newContentID returns an id unused by judges, projects, content and taken.
@@ -422,13 +407,10 @@ type CreateScheduleEntry struct {
 func (*CreateScheduleEntry) Kind() string { return "content.schedule.create" }
 
 func (cmd *CreateScheduleEntry) apply(s *State, c *Ctx) (any, error) {
-	e, err := buildSchedule(cmd.Entry, ScheduleEntry{}, true)
+	e, err := createContent(c, &s.Content.Schedule, buildSchedule, cmd.Entry)
 	if err != nil {
 		return nil, err
 	}
-	e.ID = c.newContentID(nil)
-	e.CreatedAt, e.UpdatedAt = c.Time, c.Time
-	s.Content.Schedule = append(s.Content.Schedule, e)
 	c.logf("added schedule entry %s", e.EventName)
 	c.changed("content", e.ID)
 	return e.ID, nil
@@ -444,16 +426,10 @@ type UpdateScheduleEntry struct {
 func (*UpdateScheduleEntry) Kind() string { return "content.schedule.update" }
 
 func (cmd *UpdateScheduleEntry) apply(s *State, c *Ctx) (any, error) {
-	i := indexSchedule(s.Content.Schedule, cmd.ID)
-	if i < 0 {
-		return nil, notFoundf("no schedule entry with id %s", cmd.ID)
-	}
-	e, err := buildSchedule(cmd.Entry, s.Content.Schedule[i], false)
+	e, err := updateContent(c, s.Content.Schedule, cmd.ID, "schedule entry", buildSchedule, cmd.Entry)
 	if err != nil {
 		return nil, err
 	}
-	e.UpdatedAt = c.Time
-	s.Content.Schedule[i] = e
 	c.logf("updated schedule entry %s", e.EventName)
 	c.changed("content", e.ID)
 	return nil, nil
@@ -468,13 +444,10 @@ type CreateSponsor struct {
 func (*CreateSponsor) Kind() string { return "content.sponsor.create" }
 
 func (cmd *CreateSponsor) apply(s *State, c *Ctx) (any, error) {
-	e, err := buildSponsor(cmd.Sponsor, Sponsor{}, true)
+	e, err := createContent(c, &s.Content.Sponsors, buildSponsor, cmd.Sponsor)
 	if err != nil {
 		return nil, err
 	}
-	e.ID = c.newContentID(nil)
-	e.CreatedAt, e.UpdatedAt = c.Time, c.Time
-	s.Content.Sponsors = append(s.Content.Sponsors, e)
 	c.logf("added sponsor %s", e.Name)
 	c.changed("content", e.ID)
 	return e.ID, nil
@@ -490,16 +463,10 @@ type UpdateSponsor struct {
 func (*UpdateSponsor) Kind() string { return "content.sponsor.update" }
 
 func (cmd *UpdateSponsor) apply(s *State, c *Ctx) (any, error) {
-	i := indexSponsor(s.Content.Sponsors, cmd.ID)
-	if i < 0 {
-		return nil, notFoundf("no sponsor with id %s", cmd.ID)
-	}
-	e, err := buildSponsor(cmd.Sponsor, s.Content.Sponsors[i], false)
+	e, err := updateContent(c, s.Content.Sponsors, cmd.ID, "sponsor", buildSponsor, cmd.Sponsor)
 	if err != nil {
 		return nil, err
 	}
-	e.UpdatedAt = c.Time
-	s.Content.Sponsors[i] = e
 	c.logf("updated sponsor %s", e.Name)
 	c.changed("content", e.ID)
 	return nil, nil
@@ -514,13 +481,10 @@ type CreateFAQEntry struct {
 func (*CreateFAQEntry) Kind() string { return "content.faq.create" }
 
 func (cmd *CreateFAQEntry) apply(s *State, c *Ctx) (any, error) {
-	e, err := buildFAQ(cmd.Entry, FAQEntry{}, true)
+	e, err := createContent(c, &s.Content.FAQ, buildFAQ, cmd.Entry)
 	if err != nil {
 		return nil, err
 	}
-	e.ID = c.newContentID(nil)
-	e.CreatedAt, e.UpdatedAt = c.Time, c.Time
-	s.Content.FAQ = append(s.Content.FAQ, e)
 	c.logf("added FAQ entry %s", e.ID)
 	c.changed("content", e.ID)
 	return e.ID, nil
@@ -536,16 +500,10 @@ type UpdateFAQEntry struct {
 func (*UpdateFAQEntry) Kind() string { return "content.faq.update" }
 
 func (cmd *UpdateFAQEntry) apply(s *State, c *Ctx) (any, error) {
-	i := indexFAQ(s.Content.FAQ, cmd.ID)
-	if i < 0 {
-		return nil, notFoundf("no FAQ entry with id %s", cmd.ID)
-	}
-	e, err := buildFAQ(cmd.Entry, s.Content.FAQ[i], false)
+	e, err := updateContent(c, s.Content.FAQ, cmd.ID, "FAQ entry", buildFAQ, cmd.Entry)
 	if err != nil {
 		return nil, err
 	}
-	e.UpdatedAt = c.Time
-	s.Content.FAQ[i] = e
 	c.logf("updated FAQ entry %s", e.ID)
 	c.changed("content", e.ID)
 	return nil, nil
@@ -564,27 +522,21 @@ func (*DeleteContent) Kind() string { return "content.delete" }
 func (cmd *DeleteContent) apply(s *State, c *Ctx) (any, error) {
 	switch cmd.Content {
 	case ContentSchedule:
-		i := indexSchedule(s.Content.Schedule, cmd.ID)
-		if i < 0 {
-			return nil, notFoundf("no schedule entry with id %s", cmd.ID)
+		e, err := deleteContent(&s.Content.Schedule, cmd.ID, "schedule entry")
+		if err != nil {
+			return nil, err
 		}
-		name := s.Content.Schedule[i].EventName
-		s.Content.Schedule = append(s.Content.Schedule[:i:i], s.Content.Schedule[i+1:]...)
-		c.logf("deleted schedule entry %s", name)
+		c.logf("deleted schedule entry %s", e.EventName)
 	case ContentSponsors:
-		i := indexSponsor(s.Content.Sponsors, cmd.ID)
-		if i < 0 {
-			return nil, notFoundf("no sponsor with id %s", cmd.ID)
+		e, err := deleteContent(&s.Content.Sponsors, cmd.ID, "sponsor")
+		if err != nil {
+			return nil, err
 		}
-		name := s.Content.Sponsors[i].Name
-		s.Content.Sponsors = append(s.Content.Sponsors[:i:i], s.Content.Sponsors[i+1:]...)
-		c.logf("deleted sponsor %s", name)
+		c.logf("deleted sponsor %s", e.Name)
 	case ContentFAQ:
-		i := indexFAQ(s.Content.FAQ, cmd.ID)
-		if i < 0 {
-			return nil, notFoundf("no FAQ entry with id %s", cmd.ID)
+		if _, err := deleteContent(&s.Content.FAQ, cmd.ID, "FAQ entry"); err != nil {
+			return nil, err
 		}
-		s.Content.FAQ = append(s.Content.FAQ[:i:i], s.Content.FAQ[i+1:]...)
 		c.logf("deleted FAQ entry %s", cmd.ID)
 	default:
 		return nil, invalidf("unknown content kind %q", cmd.Content)
@@ -606,49 +558,25 @@ type ReplaceContent struct {
 func (*ReplaceContent) Kind() string { return "content.replace" }
 
 func (cmd *ReplaceContent) apply(s *State, c *Ctx) (any, error) {
-	schedule := make([]ScheduleEntry, 0, len(cmd.Schedule))
-	for i, f := range cmd.Schedule {
-		e, err := buildSchedule(f, ScheduleEntry{}, true)
-		if err != nil {
-			return nil, itemErr("schedule", i, err)
-		}
-		schedule = append(schedule, e)
+	schedule, err := buildAllContent("schedule", cmd.Schedule, buildSchedule)
+	if err != nil {
+		return nil, err
 	}
-	sponsors := make([]Sponsor, 0, len(cmd.Sponsors))
-	for i, f := range cmd.Sponsors {
-		e, err := buildSponsor(f, Sponsor{}, true)
-		if err != nil {
-			return nil, itemErr("sponsors", i, err)
-		}
-		sponsors = append(sponsors, e)
+	sponsors, err := buildAllContent("sponsors", cmd.Sponsors, buildSponsor)
+	if err != nil {
+		return nil, err
 	}
-	faq := make([]FAQEntry, 0, len(cmd.FAQ))
-	for i, f := range cmd.FAQ {
-		e, err := buildFAQ(f, FAQEntry{}, true)
-		if err != nil {
-			return nil, itemErr("faq", i, err)
-		}
-		faq = append(faq, e)
+	faq, err := buildAllContent("faq", cmd.FAQ, buildFAQ)
+	if err != nil {
+		return nil, err
 	}
 	// Valid: assign ids (unused by the old content too, so stale links never resolve to
 	// a different entry) and swap the lists in.
 	taken := map[ID]bool{}
 	ids := make([]ID, 0, len(schedule)+len(sponsors)+len(faq))
-	for i := range schedule {
-		schedule[i].ID = c.newContentID(taken)
-		schedule[i].CreatedAt, schedule[i].UpdatedAt = c.Time, c.Time
-		ids = append(ids, schedule[i].ID)
-	}
-	for i := range sponsors {
-		sponsors[i].ID = c.newContentID(taken)
-		sponsors[i].CreatedAt, sponsors[i].UpdatedAt = c.Time, c.Time
-		ids = append(ids, sponsors[i].ID)
-	}
-	for i := range faq {
-		faq[i].ID = c.newContentID(taken)
-		faq[i].CreatedAt, faq[i].UpdatedAt = c.Time, c.Time
-		ids = append(ids, faq[i].ID)
-	}
+	ids = stampNewContent(c, schedule, taken, ids)
+	ids = stampNewContent(c, sponsors, taken, ids)
+	ids = stampNewContent(c, faq, taken, ids)
 	s.Content = Content{Schedule: schedule, Sponsors: sponsors, FAQ: faq}
 	c.logf("replaced public content: %d schedule entries, %d sponsors, %d FAQ entries", len(schedule), len(sponsors), len(faq))
 	c.changed("content", ids...)
@@ -659,27 +587,101 @@ func itemErr(kind string, i int, err *Error) *Error {
 	return &Error{Kind: err.Kind, Msg: kind + "[" + itoa(i) + "]: " + err.Msg}
 }
 
-func indexSchedule(list []ScheduleEntry, id ID) int {
-	for i := range list {
-		if list[i].ID == id {
-			return i
-		}
-	}
-	return -1
+// ---- Code shared by the content kinds ----
+
+// contentEntry is a pointer to an entry of one content kind (*ScheduleEntry, *Sponsor,
+// *FAQEntry): what the code shared by the kinds needs of it.
+type contentEntry[T any] interface {
+	*T
+	entryID() ID
+	created(id ID, now int64) // a new entry: its id, both times now
+	updated(now int64)
 }
 
-func indexSponsor(list []Sponsor, id ID) int {
-	for i := range list {
-		if list[i].ID == id {
-			return i
-		}
+func (e *ScheduleEntry) entryID() ID { return e.ID }
+func (e *Sponsor) entryID() ID       { return e.ID }
+func (e *FAQEntry) entryID() ID      { return e.ID }
+
+func (e *ScheduleEntry) created(id ID, now int64) { e.ID, e.CreatedAt, e.UpdatedAt = id, now, now }
+func (e *Sponsor) created(id ID, now int64)       { e.ID, e.CreatedAt, e.UpdatedAt = id, now, now }
+func (e *FAQEntry) created(id ID, now int64)      { e.ID, e.CreatedAt, e.UpdatedAt = id, now, now }
+
+func (e *ScheduleEntry) updated(now int64) { e.UpdatedAt = now }
+func (e *Sponsor) updated(now int64)       { e.UpdatedAt = now }
+func (e *FAQEntry) updated(now int64)      { e.UpdatedAt = now }
+
+// createContent builds a new entry from f and appends it to *list with a fresh id.
+func createContent[T, F any, P contentEntry[T]](c *Ctx, list *[]T, build func(F, T, bool) (T, *Error), f F) (T, *Error) {
+	var zero T
+	e, err := build(f, zero, true)
+	if err != nil {
+		return zero, err
 	}
-	return -1
+	P(&e).created(c.newContentID(nil), c.Time)
+	*list = append(*list, e)
+	return e, nil
 }
 
-func indexFAQ(list []FAQEntry, id ID) int {
+// updateContent applies f to the entry id of list and returns the stored result; what
+// names the kind when there is no such entry.
+func updateContent[T, F any, P contentEntry[T]](c *Ctx, list []T, id ID, what string, build func(F, T, bool) (T, *Error), f F) (T, *Error) {
+	var zero T
+	i := indexContent[T, P](list, id)
+	if i < 0 {
+		return zero, notFoundf("no %s with id %s", what, id)
+	}
+	e, err := build(f, list[i], false)
+	if err != nil {
+		return zero, err
+	}
+	P(&e).updated(c.Time)
+	list[i] = e
+	return e, nil
+}
+
+// deleteContent removes the entry id from *list and returns it; what names the kind
+// when there is no such entry.
+func deleteContent[T any, P contentEntry[T]](list *[]T, id ID, what string) (T, *Error) {
+	var zero T
+	i := indexContent[T, P](*list, id)
+	if i < 0 {
+		return zero, notFoundf("no %s with id %s", what, id)
+	}
+	e := (*list)[i]
+	*list = append((*list)[:i:i], (*list)[i+1:]...)
+	return e, nil
+}
+
+// buildAllContent builds the new entries of one kind of a bulk document; an error names
+// the entry as kind[i].
+func buildAllContent[T, F any](kind string, fs []F, build func(F, T, bool) (T, *Error)) ([]T, *Error) {
+	out := make([]T, 0, len(fs))
+	var zero T
+	for i, f := range fs {
+		e, err := build(f, zero, true)
+		if err != nil {
+			return nil, itemErr(kind, i, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// stampNewContent gives every entry of list a fresh id (not in taken, then added to it)
+// and both times now, and returns ids with the new ids appended.
+func stampNewContent[T any, P contentEntry[T]](c *Ctx, list []T, taken map[ID]bool, ids []ID) []ID {
 	for i := range list {
-		if list[i].ID == id {
+		id := c.newContentID(taken)
+		P(&list[i]).created(id, c.Time)
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// indexContent returns the position of the entry id in list, or -1.
+func indexContent[T any, P contentEntry[T]](list []T, id ID) int {
+	for i := range list {
+		if P(&list[i]).entryID() == id {
 			return i
 		}
 	}

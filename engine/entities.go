@@ -9,12 +9,18 @@ import (
 
 // knownJudges returns ids without duplicates (first occurrence kept) or a not-found
 // error naming the first unknown id.
-func (s *State) knownJudges(ids []ID) ([]ID, error) {
+func (s *State) knownJudges(ids []ID) ([]ID, error) { return knownIDs(s.Judges, ids, "judge") }
+
+// knownProjects is knownJudges for projects.
+func (s *State) knownProjects(ids []ID) ([]ID, error) { return knownIDs(s.Projects, ids, "project") }
+
+// knownIDs is knownJudges for the items of m, called what in the error.
+func knownIDs[T any](m map[ID]T, ids []ID, what string) ([]ID, error) {
 	out := make([]ID, 0, len(ids))
 	seen := make(map[ID]bool, len(ids))
 	for _, id := range ids {
-		if _, ok := s.Judges[id]; !ok {
-			return nil, notFoundf("judge %s not found", id)
+		if _, ok := m[id]; !ok {
+			return nil, notFoundf("%s %s not found", what, id)
 		}
 		if !seen[id] {
 			seen[id] = true
@@ -24,20 +30,23 @@ func (s *State) knownJudges(ids []ID) ([]ID, error) {
 	return out, nil
 }
 
-// knownProjects is knownJudges for projects.
-func (s *State) knownProjects(ids []ID) ([]ID, error) {
-	out := make([]ID, 0, len(ids))
-	seen := make(map[ID]bool, len(ids))
-	for _, id := range ids {
-		if _, ok := s.Projects[id]; !ok {
-			return nil, notFoundf("project %s not found", id)
-		}
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
+// hideVerb is the audit verb of a hide command: "hid" or "unhid".
+func hideVerb(hide bool) string {
+	if hide {
+		return "hid"
 	}
-	return out, nil
+	return "unhid"
+}
+
+// logProjects writes the audit line of a command that did verb to the projects ids:
+// naming the project and its table when there is one, else counting them.
+func (s *State) logProjects(c *Ctx, verb string, ids []ID) {
+	if len(ids) == 1 {
+		p := s.Projects[ids[0]]
+		c.logf("%s project %s (table %d)", verb, p.Name, p.Location)
+	} else {
+		c.logf("%s %d projects", verb, len(ids))
+	}
 }
 
 // judgeEvent is the "judge" event data telling j its assignment or group changed.

@@ -230,6 +230,21 @@ func (*ReassignProjects) apply(s *State, c *Ctx) (any, error) {
 	return nil, nil
 }
 
+// regroupProjects recomputes every project's group from its table under the current
+// group options and tells expo screens about the listed ones whose group changed. It
+// returns those projects in table order (nil when none changed).
+func (s *State) regroupProjects(c *Ctx) []ID {
+	var moved []ID
+	for _, p := range s.ProjectsByLocation() {
+		if g := s.Options.GroupOfTable(p.Location); g != p.Group {
+			p.Group = g
+			moved = append(moved, p.ID)
+			emitExpoUpsert(c, p)
+		}
+	}
+	return moved
+}
+
 // BalanceGroups splits the active projects, in table order, into num_groups groups whose
 // sizes differ by at most one, by setting group_sizes; no table number changes.
 type BalanceGroups struct{}
@@ -273,14 +288,7 @@ func (*BalanceGroups) apply(s *State, c *Ctx) (any, error) {
 	}
 	s.Options.GroupSizes = sizes
 	s.bumpOptionsRef(c)
-	ids := []ID{}
-	for _, p := range ps {
-		if g := s.Options.GroupOfTable(p.Location); g != p.Group {
-			p.Group = g
-			ids = append(ids, p.ID)
-			emitExpoUpsert(c, p)
-		}
-	}
+	ids := s.regroupProjects(c)
 	c.logf("balanced %d active projects over %d groups (group sizes %v)", len(active), n, sizes)
 	c.changed("project", ids...)
 	return nil, nil

@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 func init() {
 	register(func() Command { return &CreateJudges{} })
@@ -287,16 +290,7 @@ func (cmd *DeleteJudge) apply(s *State, c *Ctx) (any, error) {
 		}
 		touched = append(touched, p.ID)
 	}
-	flags := s.Flags[:0]
-	for _, f := range s.Flags {
-		if f.JudgeID != j.ID {
-			flags = append(flags, f)
-		}
-	}
-	for i := len(flags); i < len(s.Flags); i++ {
-		s.Flags[i] = Flag{}
-	}
-	s.Flags = flags
+	s.Flags = slices.DeleteFunc(s.Flags, func(f Flag) bool { return f.JudgeID == j.ID })
 	if j.TokenHash != "" && s.tokenIndex[j.TokenHash] == j.ID {
 		delete(s.tokenIndex, j.TokenHash)
 	}
@@ -359,10 +353,7 @@ func (cmd *HideJudges) apply(s *State, c *Ctx) (any, error) {
 	if len(changed) > 0 {
 		s.scoresChanged()
 	}
-	verb := "unhid"
-	if cmd.Hide {
-		verb = "hid"
-	}
+	verb := hideVerb(cmd.Hide)
 	if len(ids) == 1 {
 		c.logf("%s judge %s", verb, s.Judges[ids[0]].Name)
 	} else {

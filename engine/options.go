@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -186,10 +187,10 @@ func (cmd *SetOptions) next(cur *Options) (Options, error) {
 		}
 		o.NumGroups = *v
 		if cmd.GroupSizes == nil {
-			o.GroupSizes = resizeSizes(o.GroupSizes, *v)
+			o.GroupSizes = resized(o.GroupSizes, *v, func(int) int { return DefaultGroupSize })
 		}
 		if cmd.GroupNames == nil {
-			o.GroupNames = resizeNames(o.GroupNames, *v)
+			o.GroupNames = resized(o.GroupNames, *v, func(i int) string { return "Group " + itoa(i+1) })
 		}
 	}
 	if v := cmd.GroupSizes; v != nil {
@@ -236,25 +237,14 @@ func checkNameList(field string, list []string, unique bool) error {
 	return nil
 }
 
-func resizeSizes(sizes []int, n int) []int {
-	out := make([]int, n)
+// resized returns list cut or grown to n entries; a new entry i is fill(i).
+func resized[T any](list []T, n int, fill func(i int) T) []T {
+	out := make([]T, n)
 	for i := range out {
-		if i < len(sizes) {
-			out[i] = sizes[i]
+		if i < len(list) {
+			out[i] = list[i]
 		} else {
-			out[i] = DefaultGroupSize
-		}
-	}
-	return out
-}
-
-func resizeNames(names []string, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		if i < len(names) {
-			out[i] = names[i]
-		} else {
-			out[i] = "Group " + itoa(i+1)
+			out[i] = fill(i)
 		}
 	}
 	return out
@@ -273,13 +263,13 @@ func (cmd *SetOptions) apply(s *State, c *Ctx) (any, error) {
 	s.Options = o
 	c.logf("options changed: %s", strings.Join(fields, ", "))
 
-	if !optStringsEqual(old.GroupNames, o.GroupNames) || old.MultiGroup != o.MultiGroup {
+	if !slices.Equal(old.GroupNames, o.GroupNames) || old.MultiGroup != o.MultiGroup {
 		c.emit(Event{Type: EvGroupInfo, To: ToEveryone, Data: s.GroupInfoView()})
 	}
-	if old.NumGroups != o.NumGroups || !optIntsEqual(old.GroupSizes, o.GroupSizes) {
+	if old.NumGroups != o.NumGroups || !slices.Equal(old.GroupSizes, o.GroupSizes) {
 		s.regroup(c)
 	}
-	if old.JudgeTracks != o.JudgeTracks || !optStringsEqual(old.Tracks, o.Tracks) {
+	if old.JudgeTracks != o.JudgeTracks || !slices.Equal(old.Tracks, o.Tracks) {
 		s.scoresChanged()
 	}
 	s.bumpOptionsRef(c)
@@ -289,17 +279,7 @@ func (cmd *SetOptions) apply(s *State, c *Ctx) (any, error) {
 // regroup recomputes every project's group from its table and moves judges whose group
 // no longer exists into the group with the fewest judges.
 func (s *State) regroup(c *Ctx) {
-	var moved []ID
-	for _, p := range s.ProjectsByLocation() {
-		g := s.Options.GroupOfTable(p.Location)
-		if g == p.Group {
-			continue
-		}
-		p.Group = g
-		moved = append(moved, p.ID)
-		emitExpoUpsert(c, p)
-	}
-	if len(moved) > 0 {
+	if moved := s.regroupProjects(c); len(moved) > 0 {
 		c.changed("project", moved...)
 	}
 	var judges []ID
@@ -318,28 +298,4 @@ func (s *State) regroup(c *Ctx) {
 		c.logf("moved %d judges out of removed groups", len(judges))
 		c.changed("judge", judges...)
 	}
-}
-
-func optStringsEqual(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func optIntsEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

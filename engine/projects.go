@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 func init() {
 	register(func() Command { return &CreateProjects{} })
 }
@@ -243,16 +245,7 @@ func (cmd *DeleteProject) apply(s *State, c *Ctx) (any, error) {
 			touched = append(touched, j.ID)
 		}
 	}
-	flags := s.Flags[:0]
-	for _, f := range s.Flags {
-		if f.ProjectID != pid {
-			flags = append(flags, f)
-		}
-	}
-	for i := len(flags); i < len(s.Flags); i++ {
-		s.Flags[i] = Flag{}
-	}
-	s.Flags = flags
+	s.Flags = slices.DeleteFunc(s.Flags, func(f Flag) bool { return f.ProjectID == pid })
 	if s.locIndex[p.Location] == pid {
 		delete(s.locIndex, p.Location)
 	}
@@ -318,16 +311,7 @@ func (cmd *HideProjects) apply(s *State, c *Ctx) (any, error) {
 	if len(hidden) > 0 {
 		released = s.releaseJudgesOn(c, hidden, "project hidden")
 	}
-	verb := "unhid"
-	if cmd.Hide {
-		verb = "hid"
-	}
-	if len(ids) == 1 {
-		p := s.Projects[ids[0]]
-		c.logf("%s project %s (table %d)", verb, p.Name, p.Location)
-	} else {
-		c.logf("%s %d projects", verb, len(ids))
-	}
+	s.logProjects(c, hideVerb(cmd.Hide), ids)
 	c.changed("project", changed...)
 	if len(released) > 0 {
 		c.changed("judge", released...)
@@ -400,12 +384,7 @@ func (cmd *PrioritizeProjects) apply(s *State, c *Ctx) (any, error) {
 	if cmd.Prioritize {
 		verb = "prioritized"
 	}
-	if len(ids) == 1 {
-		p := s.Projects[ids[0]]
-		c.logf("%s project %s (table %d)", verb, p.Name, p.Location)
-	} else {
-		c.logf("%s %d projects", verb, len(ids))
-	}
+	s.logProjects(c, verb, ids)
 	c.changed("project", changed...)
 	return nil, nil
 }

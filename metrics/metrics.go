@@ -118,12 +118,8 @@ func New() *Metrics {
 	for _, t := range wsTypes {
 		m.wsSentByTyp[t] = m.wsSent.WithLabelValues(t)
 	}
-	m.wsDropped = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "podium_ws_clients_dropped_total", Help: "Websocket clients disconnected by the server, by reason (slow|oversize|idle).",
-	}, []string{"reason"})
-	for _, r := range wsDropReasons {
-		m.wsDropped.WithLabelValues(r)
-	}
+	m.wsDropped = newCounterVec("podium_ws_clients_dropped_total",
+		"Websocket clients disconnected by the server, by reason (slow|oversize|idle).", "reason", wsDropReasons)
 	m.wsBroadcast = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "podium_ws_broadcast_duration_seconds", Help: "Time to hand one message to every recipient's queue.",
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
@@ -132,24 +128,26 @@ func New() *Metrics {
 		Name: "podium_ws_event_batches_dropped_total", Help: "Event batches the hub could not take because its backlog was full.",
 	})
 
-	m.throttled = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "podium_login_throttled_total", Help: "Requests refused by login throttling, by route (judge_login|admin_login|qr).",
-	}, []string{"route"})
-	for _, r := range throttleRoutes {
-		m.throttled.WithLabelValues(r)
-	}
-	m.emails = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "podium_emails_total", Help: "Login-code emails by result (sent|failed|skipped).",
-	}, []string{"result"})
-	for _, r := range emailResults {
-		m.emails.WithLabelValues(r)
-	}
+	m.throttled = newCounterVec("podium_login_throttled_total",
+		"Requests refused by login throttling, by route (judge_login|admin_login|qr).", "route", throttleRoutes)
+	m.emails = newCounterVec("podium_emails_total",
+		"Login-code emails by result (sent|failed|skipped).", "result", emailResults)
 
 	m.state = &stateCollector{}
 	m.reg.MustRegister(m.httpRequests, m.httpDuration, m.commands, m.applyDur, m.queueDepth,
 		m.fsyncDur, m.batchSize, m.snapDur, m.snapSize, m.wsConns, m.wsSent, m.wsDropped,
 		m.wsBroadcast, m.wsLost, m.throttled, m.emails, m.state)
 	return m
+}
+
+// newCounterVec is a counter family with one label whose known values are shown at 0
+// from the start.
+func newCounterVec(name, help, label string, known []string) *prometheus.CounterVec {
+	v := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{label})
+	for _, k := range known {
+		v.WithLabelValues(k)
+	}
+	return v
 }
 
 // Registry returns the registry (to add collectors).

@@ -26,7 +26,7 @@ func (s *Server) routesAdmin(api fiber.Router) {
 	api.Post("/admin/block-reqs", s.adminAuth, s.setOption(func() optionPayload { return &blockReqsReq{} }))
 	api.Post("/admin/max-reqs", s.adminAuth, s.setOption(func() optionPayload { return &maxReqsReq{} }))
 	api.Get("/admin/timer", s.judgeOrAdmin, s.getTimer)
-	api.Post("/admin/deliberation", s.adminAuth, s.setDeliberation)
+	api.Post("/admin/deliberation", s.adminAuth, s.setOption(func() optionPayload { return &deliberationReq{} }))
 	api.Get("/judge/deliberation", s.judgeAuth, s.getDeliberation)
 	api.Get("/admin/stats", s.adminAuth, s.adminStats)
 	api.Get("/admin/stats/:track", s.adminAuth, s.adminTrackStats)
@@ -122,10 +122,10 @@ func (s *Server) setOptions(c *fiber.Ctx) error {
 }
 
 // optionPayload is the body of a single-setting route (tracks, track-views,
-// num-groups, group-sizes, block-reqs, max-reqs): one required field.
+// num-groups, group-sizes, block-reqs, max-reqs, deliberation): one required field.
 type optionPayload interface {
 	validate() error
-	command() *engine.SetOptions
+	command() engine.Command
 }
 
 // setOption serves a single-setting route; newReq returns a fresh payload per request.
@@ -146,15 +146,15 @@ type tracksReq struct {
 	Tracks *[]string `json:"tracks"`
 }
 
-func (r *tracksReq) validate() error             { return need("tracks", r.Tracks != nil) }
-func (r *tracksReq) command() *engine.SetOptions { return &engine.SetOptions{Tracks: r.Tracks} }
+func (r *tracksReq) validate() error         { return need("tracks", r.Tracks != nil) }
+func (r *tracksReq) command() engine.Command { return &engine.SetOptions{Tracks: r.Tracks} }
 
 type trackViewsReq struct {
 	TrackViews *[]int `json:"track_views"`
 }
 
 func (r *trackViewsReq) validate() error { return need("track_views", r.TrackViews != nil) }
-func (r *trackViewsReq) command() *engine.SetOptions {
+func (r *trackViewsReq) command() engine.Command {
 	return &engine.SetOptions{TrackViews: r.TrackViews}
 }
 
@@ -163,7 +163,7 @@ type numGroupsReq struct {
 }
 
 func (r *numGroupsReq) validate() error { return need("num_groups", r.NumGroups != nil) }
-func (r *numGroupsReq) command() *engine.SetOptions {
+func (r *numGroupsReq) command() engine.Command {
 	return &engine.SetOptions{NumGroups: r.NumGroups}
 }
 
@@ -172,7 +172,7 @@ type groupSizesReq struct {
 }
 
 func (r *groupSizesReq) validate() error { return need("group_sizes", r.GroupSizes != nil) }
-func (r *groupSizesReq) command() *engine.SetOptions {
+func (r *groupSizesReq) command() engine.Command {
 	return &engine.SetOptions{GroupSizes: r.GroupSizes}
 }
 
@@ -181,7 +181,7 @@ type blockReqsReq struct {
 }
 
 func (r *blockReqsReq) validate() error { return need("block_reqs", r.BlockReqs != nil) }
-func (r *blockReqsReq) command() *engine.SetOptions {
+func (r *blockReqsReq) command() engine.Command {
 	return &engine.SetOptions{BlockReqs: r.BlockReqs}
 }
 
@@ -190,7 +190,7 @@ type maxReqsReq struct {
 }
 
 func (r *maxReqsReq) validate() error { return need("max_req_per_min", r.MaxReqPerMin != nil) }
-func (r *maxReqsReq) command() *engine.SetOptions {
+func (r *maxReqsReq) command() engine.Command {
 	return &engine.SetOptions{MaxReqPerMin: r.MaxReqPerMin}
 }
 
@@ -199,16 +199,8 @@ type deliberationReq struct {
 }
 
 func (r *deliberationReq) validate() error { return need("start", r.Start != nil) }
-
-func (s *Server) setDeliberation(c *fiber.Ctx) error {
-	var req deliberationReq
-	if err := bindJSON(c, &req, false); err != nil {
-		return err
-	}
-	if err := req.validate(); err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.SetDeliberation{Start: *req.Start})
+func (r *deliberationReq) command() engine.Command {
+	return &engine.SetDeliberation{Start: *r.Start}
 }
 
 func (s *Server) getDeliberation(c *fiber.Ctx) error {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,14 +51,7 @@ type contentCache struct {
 func newContentCache(node Node) *contentCache { return &contentCache{node: node} }
 
 // kindIndex returns the index of a content kind (-1 when unknown).
-func kindIndex(kind string) int {
-	for i, k := range engine.ContentKinds {
-		if k == kind {
-			return i
-		}
-	}
-	return -1
-}
+func kindIndex(kind string) int { return slices.Index(engine.ContentKinds, kind) }
 
 // get returns the current body of kind k, building it when it is missing or stale.
 // With wait false (public requests) a stale body is served while another request is

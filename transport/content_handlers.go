@@ -113,30 +113,9 @@ func (h *contentHandlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var cmd engine.Command
-	switch kind {
-	case engine.ContentSchedule:
-		var it scheduleItem
-		if err := bindJSON(c, &it, false); err != nil {
-			return err
-		}
-		f, err := it.fields()
-		if err != nil {
-			return badRequest("%s", err.Error())
-		}
-		cmd = &engine.CreateScheduleEntry{Entry: f}
-	case engine.ContentSponsors:
-		var it sponsorItem
-		if err := bindJSON(c, &it, false); err != nil {
-			return err
-		}
-		cmd = &engine.CreateSponsor{Sponsor: it.fields()}
-	default:
-		var it faqItem
-		if err := bindJSON(c, &it, false); err != nil {
-			return err
-		}
-		cmd = &engine.CreateFAQEntry{Entry: it.fields()}
+	cmd, err := entryCommand(c, kind, nil)
+	if err != nil {
+		return err
 	}
 	res, err := h.submit(c, cmd, k)
 	if err != nil {
@@ -154,35 +133,52 @@ func (h *contentHandlers) update(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var cmd engine.Command
-	switch kind {
-	case engine.ContentSchedule:
-		var it scheduleItem
-		if err := bindJSON(c, &it, false); err != nil {
-			return err
-		}
-		f, err := it.fields()
-		if err != nil {
-			return badRequest("%s", err.Error())
-		}
-		cmd = &engine.UpdateScheduleEntry{ID: id, Entry: f}
-	case engine.ContentSponsors:
-		var it sponsorItem
-		if err := bindJSON(c, &it, false); err != nil {
-			return err
-		}
-		cmd = &engine.UpdateSponsor{ID: id, Sponsor: it.fields()}
-	default:
-		var it faqItem
-		if err := bindJSON(c, &it, false); err != nil {
-			return err
-		}
-		cmd = &engine.UpdateFAQEntry{ID: id, Entry: it.fields()}
+	cmd, err := entryCommand(c, kind, &id)
+	if err != nil {
+		return err
 	}
 	if _, err := h.submit(c, cmd, k); err != nil {
 		return err
 	}
 	return ok(c)
+}
+
+// entryCommand decodes the request body as an entry of kind and returns the command that
+// creates it (id nil) or that updates the entry *id with it.
+func entryCommand(c *fiber.Ctx, kind string, id *engine.ID) (engine.Command, error) {
+	switch kind {
+	case engine.ContentSchedule:
+		var it scheduleItem
+		if err := bindJSON(c, &it, false); err != nil {
+			return nil, err
+		}
+		f, err := it.fields()
+		if err != nil {
+			return nil, badRequest("%s", err.Error())
+		}
+		if id == nil {
+			return &engine.CreateScheduleEntry{Entry: f}, nil
+		}
+		return &engine.UpdateScheduleEntry{ID: *id, Entry: f}, nil
+	case engine.ContentSponsors:
+		var it sponsorItem
+		if err := bindJSON(c, &it, false); err != nil {
+			return nil, err
+		}
+		if id == nil {
+			return &engine.CreateSponsor{Sponsor: it.fields()}, nil
+		}
+		return &engine.UpdateSponsor{ID: *id, Sponsor: it.fields()}, nil
+	default:
+		var it faqItem
+		if err := bindJSON(c, &it, false); err != nil {
+			return nil, err
+		}
+		if id == nil {
+			return &engine.CreateFAQEntry{Entry: it.fields()}, nil
+		}
+		return &engine.UpdateFAQEntry{ID: *id, Entry: it.fields()}, nil
+	}
 }
 
 func (h *contentHandlers) delete(c *fiber.Ctx) error {

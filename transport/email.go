@@ -1,7 +1,198 @@
 package transport
 
-import "podium/engine"
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"fmt"
+	"mime"
+	"mime/quotedprintable"
+	"net/mail"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+
+	"podium/engine"
+)
+
+// Judge emails (SPEC §10). Requests only hand mails to the outbox (outbox.go), which
+// sends them from its own goroutine; nothing here blocks a request or the engine.
+
+// MailObserver is told what happened to each login-code email (implemented by the
+// metrics package as podium_emails_total{result}).
+type MailObserver interface {
+	EmailSent()
+	EmailFailed()
+	EmailSkipped()
+}
+
+type nopMailObserver struct{}
+
+func (nopMailObserver) EmailSent()    {}
+func (nopMailObserver) EmailFailed()  {}
+func (nopMailObserver) EmailSkipped() {}
+
+// WithMailObserver sets the email metrics observer.
+func WithMailObserver(o MailObserver) Option {
+	return func(s *Server) {
+		if o != nil {
+			s.ext.mail.obs = o
+		}
+	}
+}
+
+// WithMailRetry sets how many times a login-code email is tried and the delay before
+// the first retry (doubled before each further retry). The defaults are 5 attempts and
+// 5 s (retries after 5, 10, 20 and 40 s).
+func WithMailRetry(attempts int, backoff time.Duration) Option {
+	return func(s *Server) {
+		if attempts > 0 {
+			s.ext.mail.attempts = attempts
+		}
+		if backoff > 0 {
+			s.ext.mail.backoff = backoff
+		}
+	}
+}
+
+// withMailTLS sets the TLS settings for the SMTP connection (tests trust their own
+// certificate with it); ServerName is always SMTP_HOST.
+func withMailTLS(cfg *tls.Config) Option {
+	return func(s *Server) { s.ext.mail.tls = cfg }
+}
+
+// Defaults of the outbox.
+const (
+	defaultMailAttempts = 5
+	defaultMailBackoff  = 5 * time.Second
+)
+
+// mailSettings are the email parts of the server's extensions.
+type mailSettings struct {
+	obs      MailObserver
+	attempts int
+	backoff  time.Duration
+	tls      *tls.Config
+	outbox   *outbox
+}
+
+// startOutbox starts the email outbox's worker; it stops when the server shuts down.
+func (s *Server) startOutbox() {
+	m := &s.ext.mail
+	if m.obs == nil {
+		m.obs = nopMailObserver{}
+	}
+	if m.attempts <= 0 {
+		m.attempts = defaultMailAttempts
+	}
+	if m.backoff <= 0 {
+		m.backoff = defaultMailBackoff
+	}
+	m.outbox = newOutbox(s.cfg.SMTP, s.cfg.PublicURL, m.obs, m.attempts, m.backoff, s.node, s.log)
+	if m.tls != nil {
+		m.outbox.tls = m.tls.Clone()
+	}
+	go m.outbox.run()
+	s.onShutdown(m.outbox.stop)
+}
+
+// loginMail is one login-code email waiting in the outbox. The code lives only in
+// memory: it is never journaled or logged.
+type loginMail struct {
+	judge engine.ID
+	name  string
+	email string
+	code  string
+}
 
 // sendLoginCodes hands the new judges' login-code emails to the outbox (SPEC §10). It
-// never blocks the request. (The imports/email issue fills this in.)
-func (s *Server) sendLoginCodes(judges []engine.CreatedJudge) {}
+// never blocks the request.
+func (s *Server) sendLoginCodes(judges []engine.CreatedJudge) {
+	if len(judges) == 0 || s.ext.mail.outbox == nil {
+		return
+	}
+	batch := make([]loginMail, len(judges))
+	for i, j := range judges {
+		batch[i] = loginMail{judge: j.ID, name: j.Name, email: j.Email, code: j.Code}
+	}
+	s.ext.mail.outbox.enqueue(batch)
+}
+
+// loginLink is the link in the email: the judge app with the code filled in
+// (<PUBLIC_URL>/?code=<code>). Without PUBLIC_URL there is no link.
+func loginLink(publicURL, code string) string {
+	base := strings.TrimRight(publicURL, "/")
+	if base == "" {
+		return ""
+	}
+	return base + "/?code=" + url.QueryEscape(code)
+}
+
+// mailSubject is the subject of the login-code email.
+const mailSubject = "Your judging login code"
+
+// senderAddress is EMAIL_FROM, else SMTP_USERNAME when it is an address, else
+// podium@<host of PUBLIC_URL or localhost>.
+func senderAddress(cfg SMTPConfig, publicURL string) string {
+	if cfg.From != "" {
+		return cfg.From
+	}
+	if engine.ValidEmail(cfg.Username) {
+		return cfg.Username
+	}
+	host := "localhost"
+	if u, err := url.Parse(publicURL); err == nil && u.Hostname() != "" {
+		host = u.Hostname()
+	}
+	return "podium@" + host
+}
+
+// headerText removes control characters (line breaks included) from text that goes into
+// a header, so a judge's name cannot add headers.
+func headerText(v string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, v)
+}
+
+// composeLoginMail builds the RFC 5322 message for m (CRLF line ends, UTF-8 body in
+// quoted-printable).
+func composeLoginMail(cfg SMTPConfig, publicURL string, m loginMail, now time.Time) []byte {
+	fromName := cfg.FromName
+	if fromName == "" {
+		fromName = "Podium"
+	}
+	from := mail.Address{Name: headerText(fromName), Address: senderAddress(cfg, publicURL)}
+	to := mail.Address{Name: headerText(m.name), Address: m.email}
+	var id [12]byte
+	_, _ = rand.Read(id[:])
+	domain := from.Address[strings.LastIndexByte(from.Address, '@')+1:]
+
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "From: %s\r\n", from.String())
+	fmt.Fprintf(&b, "To: %s\r\n", to.String())
+	fmt.Fprintf(&b, "Subject: %s\r\n", mime.QEncoding.Encode("utf-8", mailSubject))
+	fmt.Fprintf(&b, "Date: %s\r\n", now.Format(time.RFC1123Z))
+	fmt.Fprintf(&b, "Message-ID: <%s@%s>\r\n", hex.EncodeToString(id[:]), domain)
+	b.WriteString("MIME-Version: 1.0\r\n")
+	b.WriteString("Content-Type: text/plain; charset=utf-8\r\n")
+	b.WriteString("Content-Transfer-Encoding: quoted-printable\r\n\r\n")
+
+	var body strings.Builder
+	fmt.Fprintf(&body, "Hello %s,\r\n\r\n", strings.TrimSpace(headerText(m.name)))
+	body.WriteString("you have been added as a judge. Your login code is:\r\n\r\n")
+	fmt.Fprintf(&body, "    %s\r\n\r\n", m.code)
+	if link := loginLink(publicURL, m.code); link != "" {
+		fmt.Fprintf(&body, "Log in with this link:\r\n%s\r\n\r\n", link)
+	}
+	body.WriteString("Keep the code to yourself: whoever has it can judge in your name.\r\n")
+	qp := quotedprintable.NewWriter(&b)
+	_, _ = qp.Write([]byte(body.String()))
+	_ = qp.Close()
+	return b.Bytes()
+}

@@ -165,6 +165,8 @@ type hideReq struct {
 	Hide *bool `json:"hide"`
 }
 
+func (r *hideReq) validate() error { return nil }
+
 func (r *hideReq) hide() bool { return r.Hide == nil || *r.Hide }
 
 // bulkHideReq is the body of the bulk hide routes.
@@ -174,37 +176,7 @@ type bulkHideReq struct {
 }
 
 func (r *bulkHideReq) validate() ([]engine.ID, error) {
-	if err := need("items", r.Items != nil); err != nil {
-		return nil, err
-	}
-	if err := need("hide", r.Hide != nil); err != nil {
-		return nil, err
-	}
-	return parseIDs(*r.Items)
-}
-
-func (s *Server) hideJudge(c *fiber.Ctx) error {
-	id, err := paramID(c, "id")
-	if err != nil {
-		return err
-	}
-	var req hideReq
-	if err := bindJSON(c, &req, true); err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.HideJudges{Judges: []engine.ID{id}, Hide: req.hide()})
-}
-
-func (s *Server) hideJudges(c *fiber.Ctx) error {
-	var req bulkHideReq
-	if err := bindJSON(c, &req, false); err != nil {
-		return err
-	}
-	ids, err := req.validate()
-	if err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.HideJudges{Judges: ids, Hide: *req.Hide})
+	return bulkIDs(r.Items, "hide", r.Hide != nil)
 }
 
 // groupReq is the body of the single group move routes.
@@ -221,40 +193,82 @@ type bulkGroupReq struct {
 }
 
 func (r *bulkGroupReq) validate() ([]engine.ID, error) {
-	if err := need("items", r.Items != nil); err != nil {
-		return nil, err
-	}
-	if err := need("group", r.Group != nil); err != nil {
-		return nil, err
-	}
-	return parseIDs(*r.Items)
+	return bulkIDs(r.Items, "group", r.Group != nil)
 }
 
-func (s *Server) moveJudgeGroup(c *fiber.Ctx) error {
+// bulkIDs checks the two required fields of a bulk route's body ("items" first, then
+// the field saying what to do with them) and parses the items.
+func bulkIDs(items *[]string, field string, present bool) ([]engine.ID, error) {
+	if err := need("items", items != nil); err != nil {
+		return nil, err
+	}
+	if err := need(field, present); err != nil {
+		return nil, err
+	}
+	return parseIDs(*items)
+}
+
+// submitPathID serves a single-item route such as PUT /api/judge/hide/:id: the id from
+// the path, the body decoded into an R (an empty body is allowed when optionalBody) and
+// validated, then the command mk builds from them. Bulk routes use submitItems.
+func submitPathID[R any, P interface {
+	*R
+	validate() error
+}](s *Server, c *fiber.Ctx, optionalBody bool, mk func(ids []engine.ID, req *R) engine.Command) error {
 	id, err := paramID(c, "id")
 	if err != nil {
 		return err
 	}
-	var req groupReq
-	if err := bindJSON(c, &req, false); err != nil {
+	req := new(R)
+	if err := bindJSON(c, req, optionalBody); err != nil {
 		return err
 	}
-	if err := req.validate(); err != nil {
+	if err := P(req).validate(); err != nil {
 		return err
 	}
-	return s.submitOK(c, &engine.MoveJudgesGroup{Judges: []engine.ID{id}, Group: *req.Group})
+	return s.submitOK(c, mk([]engine.ID{id}, req))
 }
 
-func (s *Server) moveJudgesGroup(c *fiber.Ctx) error {
-	var req bulkGroupReq
-	if err := bindJSON(c, &req, false); err != nil {
+// submitItems serves a bulk route such as POST /api/judge/hide: the body (required)
+// decoded into an R, whose validate returns the ids of its "items", then the command mk
+// builds from them.
+func submitItems[R any, P interface {
+	*R
+	validate() ([]engine.ID, error)
+}](s *Server, c *fiber.Ctx, mk func(ids []engine.ID, req *R) engine.Command) error {
+	req := new(R)
+	if err := bindJSON(c, req, false); err != nil {
 		return err
 	}
-	ids, err := req.validate()
+	ids, err := P(req).validate()
 	if err != nil {
 		return err
 	}
-	return s.submitOK(c, &engine.MoveJudgesGroup{Judges: ids, Group: *req.Group})
+	return s.submitOK(c, mk(ids, req))
+}
+
+func (s *Server) hideJudge(c *fiber.Ctx) error {
+	return submitPathID(s, c, true, func(ids []engine.ID, req *hideReq) engine.Command {
+		return &engine.HideJudges{Judges: ids, Hide: req.hide()}
+	})
+}
+
+func (s *Server) hideJudges(c *fiber.Ctx) error {
+	return submitItems(s, c, func(ids []engine.ID, req *bulkHideReq) engine.Command {
+		return &engine.HideJudges{Judges: ids, Hide: *req.Hide}
+	})
+}
+
+func (s *Server) moveJudgeGroup(c *fiber.Ctx) error {
+	return submitPathID(s, c, false, func(ids []engine.ID, req *groupReq) engine.Command {
+		return &engine.MoveJudgesGroup{Judges: ids, Group: *req.Group}
+	})
+}
+
+func (s *Server) moveJudgesGroup(c *fiber.Ctx) error {
+	return submitItems(s, c, func(ids []engine.ID, req *bulkGroupReq) engine.Command {
+		return &engine.MoveJudgesGroup{Judges: ids, Group: *req.Group}
+	})
 }
 
 // entityStats is the body of GET /api/judge/stats and GET /api/project/stats.

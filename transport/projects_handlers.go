@@ -146,54 +146,27 @@ func (s *Server) deleteProject(c *fiber.Ctx) error {
 }
 
 func (s *Server) hideProject(c *fiber.Ctx) error {
-	id, err := paramID(c, "id")
-	if err != nil {
-		return err
-	}
-	var req hideReq
-	if err := bindJSON(c, &req, true); err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.HideProjects{Projects: []engine.ID{id}, Hide: req.hide()})
+	return submitPathID(s, c, true, func(ids []engine.ID, req *hideReq) engine.Command {
+		return &engine.HideProjects{Projects: ids, Hide: req.hide()}
+	})
 }
 
 func (s *Server) hideProjects(c *fiber.Ctx) error {
-	var req bulkHideReq
-	if err := bindJSON(c, &req, false); err != nil {
-		return err
-	}
-	ids, err := req.validate()
-	if err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.HideProjects{Projects: ids, Hide: *req.Hide})
+	return submitItems(s, c, func(ids []engine.ID, req *bulkHideReq) engine.Command {
+		return &engine.HideProjects{Projects: ids, Hide: *req.Hide}
+	})
 }
 
 func (s *Server) moveProjectGroup(c *fiber.Ctx) error {
-	id, err := paramID(c, "id")
-	if err != nil {
-		return err
-	}
-	var req groupReq
-	if err := bindJSON(c, &req, false); err != nil {
-		return err
-	}
-	if err := req.validate(); err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.MoveProjectsGroup{Projects: []engine.ID{id}, Group: *req.Group})
+	return submitPathID(s, c, false, func(ids []engine.ID, req *groupReq) engine.Command {
+		return &engine.MoveProjectsGroup{Projects: ids, Group: *req.Group}
+	})
 }
 
 func (s *Server) moveProjectsGroup(c *fiber.Ctx) error {
-	var req bulkGroupReq
-	if err := bindJSON(c, &req, false); err != nil {
-		return err
-	}
-	ids, err := req.validate()
-	if err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.MoveProjectsGroup{Projects: ids, Group: *req.Group})
+	return submitItems(s, c, func(ids []engine.ID, req *bulkGroupReq) engine.Command {
+		return &engine.MoveProjectsGroup{Projects: ids, Group: *req.Group}
+	})
 }
 
 // moveProjectReq is the body of PUT /api/project/move/:id.
@@ -204,18 +177,9 @@ type moveProjectReq struct {
 func (r *moveProjectReq) validate() error { return need("location", r.Location != nil) }
 
 func (s *Server) moveProject(c *fiber.Ctx) error {
-	id, err := paramID(c, "id")
-	if err != nil {
-		return err
-	}
-	var req moveProjectReq
-	if err := bindJSON(c, &req, false); err != nil {
-		return err
-	}
-	if err := req.validate(); err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.MoveProject{Project: id, Location: *req.Location})
+	return submitPathID(s, c, false, func(ids []engine.ID, req *moveProjectReq) engine.Command {
+		return &engine.MoveProject{Project: ids[0], Location: *req.Location}
+	})
 }
 
 // prioritizeReq is the body of PUT /api/project/prioritize/:id.
@@ -232,40 +196,19 @@ type bulkPrioritizeReq struct {
 }
 
 func (r *bulkPrioritizeReq) validate() ([]engine.ID, error) {
-	if err := need("items", r.Items != nil); err != nil {
-		return nil, err
-	}
-	if err := need("prioritize", r.Prioritize != nil); err != nil {
-		return nil, err
-	}
-	return parseIDs(*r.Items)
+	return bulkIDs(r.Items, "prioritize", r.Prioritize != nil)
 }
 
 func (s *Server) prioritizeProject(c *fiber.Ctx) error {
-	id, err := paramID(c, "id")
-	if err != nil {
-		return err
-	}
-	var req prioritizeReq
-	if err := bindJSON(c, &req, false); err != nil {
-		return err
-	}
-	if err := req.validate(); err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.PrioritizeProjects{Projects: []engine.ID{id}, Prioritize: *req.Prioritize})
+	return submitPathID(s, c, false, func(ids []engine.ID, req *prioritizeReq) engine.Command {
+		return &engine.PrioritizeProjects{Projects: ids, Prioritize: *req.Prioritize}
+	})
 }
 
 func (s *Server) prioritizeProjects(c *fiber.Ctx) error {
-	var req bulkPrioritizeReq
-	if err := bindJSON(c, &req, false); err != nil {
-		return err
-	}
-	ids, err := req.validate()
-	if err != nil {
-		return err
-	}
-	return s.submitOK(c, &engine.PrioritizeProjects{Projects: ids, Prioritize: *req.Prioritize})
+	return submitItems(s, c, func(ids []engine.ID, req *bulkPrioritizeReq) engine.Command {
+		return &engine.PrioritizeProjects{Projects: ids, Prioritize: *req.Prioritize}
+	})
 }
 
 func (s *Server) projectStats(c *fiber.Ctx) error {

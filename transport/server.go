@@ -83,7 +83,8 @@ type Server struct {
 // Each is optional so that the server works before they exist.
 type extensions struct {
 	shutdown []func(ctx context.Context) error
-	realtime realtimeExt // websocket hub and metrics endpoint (realtime_handlers.go)
+	mail     mailSettings // email outbox (email.go)
+	realtime realtimeExt  // websocket hub and metrics endpoint (realtime_handlers.go)
 }
 
 // Option customises a Server.
@@ -110,6 +111,7 @@ func New(cfg Config, node Node, log zerolog.Logger, opts ...Option) *Server {
 		o(s)
 	}
 	s.proxies = parseProxies(cfg.TrustedProxies, log)
+	s.startOutbox()
 	s.app = fiber.New(fiber.Config{
 		AppName:               "podium",
 		DisableStartupMessage: true,

@@ -262,7 +262,7 @@ func TestWSHello(t *testing.T) {
 	// The judge's own events reach it.
 	jid, _ := engine.ParseID(judgeID)
 	ts.hub().publish([]engine.Event{{Type: engine.EvJudge, To: engine.ToJudge, Judge: jid, Data: engine.JudgeEvent{Group: 2, Reason: "swap"}}})
-	if ev := decode[engine.JudgeEvent](t, w.expectNext("judge").Data); ev.Group != 2 || ev.Reason != "swap" {
+	if ev := decode[engine.JudgeEvent](t, w.expect("judge").Data); ev.Group != 2 || ev.Reason != "swap" {
 		t.Fatalf("judge event %+v", ev)
 	}
 
@@ -271,7 +271,7 @@ func TestWSHello(t *testing.T) {
 	if h = decode[helloMsg](t, m.Data); h.Role != "admin" {
 		t.Fatalf("admin hello %s", m.Data)
 	}
-	st := decode[map[string]int](t, w.expectNext("stats").Data)
+	st := decode[map[string]int](t, w.expect("stats").Data)
 	for _, k := range []string{"projects", "avg_project_seen", "avg_judge_seen", "judges"} {
 		if _, ok := st[k]; !ok {
 			t.Fatalf("stats without %s", k)
@@ -281,7 +281,7 @@ func TestWSHello(t *testing.T) {
 	// Admin by auth message.
 	w, _ = ts.mustDialWS(nil)
 	w.send(map[string]string{"type": "auth", "password": testPassword})
-	if h = decode[helloMsg](t, w.expectNext("hello").Data); h.Role != "admin" {
+	if h = decode[helloMsg](t, w.expect("hello").Data); h.Role != "admin" {
 		t.Fatalf("admin hello after auth %+v", h)
 	}
 
@@ -814,7 +814,7 @@ func TestWSBasicAuthThrottled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := decode[helloMsg](t, w.expectNext("hello").Data); h.Role != "admin" {
+	if h := decode[helloMsg](t, w.expect("hello").Data); h.Role != "admin" {
 		t.Fatalf("basic admin hello %+v", h)
 	}
 	for i := 0; i < adminFailLimit; i++ {

@@ -26,6 +26,7 @@ func init() {
 	serveHooks = append(serveHooks, func(c *config, node *persist.Node, log zerolog.Logger) ([]transport.Option, func(), error) {
 		m.WatchState(node.Read)
 		opts := []transport.Option{transport.WithObserver(m), transport.WithHubObserver(m)}
+		opts = append(opts, transport.WithMailObserver(m))
 		if c.metricsAddr == "" {
 			return append(opts, transport.WithMetricsHandler(m.Handler())), nil, nil
 		}

@@ -1,0 +1,608 @@
+package transport
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"mime"
+	"mime/quotedprintable"
+	"net"
+	"net/mail"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-sasl"
+	smtpd "github.com/emersion/go-smtp"
+	"github.com/rs/zerolog"
+
+	"podium/engine"
+	"podium/persist"
+)
+
+// startServerOpts is startServer with server options (retry timing, observers).
+func startServerOpts(t *testing.T, mod func(*Config), opts ...Option) *testServer {
+	t.Helper()
+	dir := t.TempDir()
+	log := zerolog.Nop()
+	node, err := persist.Open(dir, persist.Options{Log: log})
+	if err != nil {
+		t.Fatalf("open node: %v", err)
+	}
+	cfg := Config{DataDir: dir, AdminPassword: testPassword}
+	if mod != nil {
+		mod(&cfg)
+	}
+	srv := New(cfg, node, log, opts...)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Listen(ln) }()
+	ts := &testServer{t: t, URL: "http://" + ln.Addr().String(), Dir: dir, Node: node, Srv: srv, ln: ln}
+	t.Cleanup(ts.Stop)
+	return ts
+}
+
+// mailCounter is a MailObserver that counts and signals each outcome.
+type mailCounter struct {
+	sent, failed, skipped atomic.Int64
+	events                chan string
+}
+
+func newMailCounter() *mailCounter { return &mailCounter{events: make(chan string, 100)} }
+
+func (m *mailCounter) EmailSent()    { m.sent.Add(1); m.events <- "sent" }
+func (m *mailCounter) EmailFailed()  { m.failed.Add(1); m.events <- "failed" }
+func (m *mailCounter) EmailSkipped() { m.skipped.Add(1); m.events <- "skipped" }
+
+// await waits for the next outcome (the test fails after 20 s without one).
+func (m *mailCounter) await(t *testing.T) string {
+	t.Helper()
+	select {
+	case ev := <-m.events:
+		return ev
+	case <-time.After(20 * time.Second):
+		t.Fatal("no email outcome reported")
+		return ""
+	}
+}
+
+// received is one message that reached the test SMTP server.
+type received struct {
+	from string
+	to   []string
+	data []byte
+	user string
+	tls  bool // the message came over a TLS connection
+}
+
+// smtpServer is a real SMTP server (go-smtp) on 127.0.0.1 for the tests.
+type smtpServer struct {
+	host string
+	port int
+	msgs chan received
+
+	mu       sync.Mutex
+	failNext int              // transient failures still to give
+	failWith *smtpd.SMTPError // error for those failures
+	attempts int              // DATA commands seen
+	conns    int              // connections (sessions) opened
+	refuse   string           // recipient refused with 550
+	gate     chan struct{}    // when set, DATA waits for it
+	user     string           // required PLAIN user ("" = no auth)
+	password string
+	srv      *smtpd.Server
+}
+
+// startSMTP starts the server after applying the configuration functions.
+func startSMTP(t *testing.T, configure ...func(*smtpServer)) *smtpServer {
+	t.Helper()
+	s := &smtpServer{msgs: make(chan received, 100)}
+	srv := smtpd.NewServer(smtpd.BackendFunc(func(c *smtpd.Conn) (smtpd.Session, error) {
+		s.mu.Lock()
+		s.conns++
+		s.mu.Unlock()
+		return &smtpSessionT{srv: s, conn: c}, nil
+	}))
+	s.srv = srv
+	srv.Domain = "localhost"
+	srv.AllowInsecureAuth = true
+	srv.ReadTimeout = 10 * time.Second
+	srv.WriteTimeout = 10 * time.Second
+	for _, f := range configure {
+		f(s)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	s.host = "127.0.0.1"
+	s.port = ln.Addr().(*net.TCPAddr).Port
+	return s
+}
+
+func (s *smtpServer) config(c *Config) {
+	c.SMTP = SMTPConfig{Host: s.host, Port: s.port, From: "jury@example.com", FromName: "Hackathon Jury",
+		Username: s.user, Password: s.password}
+	c.PublicURL = "https://podium.example.com"
+}
+
+func (s *smtpServer) await(t *testing.T) received {
+	t.Helper()
+	select {
+	case m := <-s.msgs:
+		return m
+	case <-time.After(20 * time.Second):
+		t.Fatal("no email arrived")
+		return received{}
+	}
+}
+
+type smtpSessionT struct {
+	srv  *smtpServer
+	conn *smtpd.Conn
+	from string
+	to   []string
+	user string
+}
+
+func (s *smtpSessionT) AuthMechanisms() []string { return []string{sasl.Plain} }
+
+func (s *smtpSessionT) Auth(mech string) (sasl.Server, error) {
+	return sasl.NewPlainServer(func(identity, username, password string) error {
+		if username != s.srv.user || password != s.srv.password {
+			return errors.New("invalid username or password")
+		}
+		s.user = username
+		return nil
+	}), nil
+}
+
+func (s *smtpSessionT) Mail(from string, _ *smtpd.MailOptions) error {
+	if s.srv.user != "" && s.user == "" {
+		return smtpd.ErrAuthRequired
+	}
+	s.from = from
+	return nil
+}
+
+func (s *smtpSessionT) Rcpt(to string, _ *smtpd.RcptOptions) error {
+	if s.srv.refuse != "" && to == s.srv.refuse {
+		return &smtpd.SMTPError{Code: 550, EnhancedCode: smtpd.EnhancedCode{5, 1, 1}, Message: "no such user"}
+	}
+	s.to = append(s.to, to)
+	return nil
+}
+
+func (s *smtpSessionT) Data(r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	s.srv.mu.Lock()
+	s.srv.attempts++
+	gate := s.srv.gate
+	if s.srv.failNext > 0 {
+		s.srv.failNext--
+		e := s.srv.failWith
+		s.srv.mu.Unlock()
+		return e
+	}
+	s.srv.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	_, isTLS := s.conn.TLSConnectionState()
+	s.srv.msgs <- received{from: s.from, to: s.to, data: b, user: s.user, tls: isTLS}
+	return nil
+}
+
+func (s *smtpSessionT) Reset()        { s.from, s.to = "", nil }
+func (s *smtpSessionT) Logout() error { return nil }
+
+var errBusy = &smtpd.SMTPError{Code: 451, EnhancedCode: smtpd.EnhancedCode{4, 3, 0}, Message: "try again later"}
+
+// parsedMail is the part of a received message the tests check.
+type parsedMail struct {
+	to, toName, from, fromName, subject, body string
+}
+
+func parseMail(t *testing.T, data []byte) parsedMail {
+	t.Helper()
+	m, err := mail.ReadMessage(strings.NewReader(string(data)))
+	if err != nil {
+		t.Fatalf("not an RFC 5322 message: %v\n%s", err, data)
+	}
+	to, err := mail.ParseAddress(m.Header.Get("To"))
+	if err != nil {
+		t.Fatalf("To: %v", err)
+	}
+	from, err := mail.ParseAddress(m.Header.Get("From"))
+	if err != nil {
+		t.Fatalf("From: %v", err)
+	}
+	subject, err := new(mime.WordDecoder).DecodeHeader(m.Header.Get("Subject"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := m.Header.Get("Content-Type"); ct != "text/plain; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	if m.Header.Get("Date") == "" || m.Header.Get("Message-Id") == "" {
+		t.Errorf("missing Date or Message-ID: %v", m.Header)
+	}
+	var body io.Reader = m.Body
+	if strings.EqualFold(m.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
+		body = quotedprintable.NewReader(m.Body)
+	}
+	b, err := io.ReadAll(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parsedMail{to: to.Address, toName: to.Name, from: from.Address, fromName: from.Name, subject: subject, body: string(b)}
+}
+
+// loginCodeOf returns the login code of the judge with that email.
+func (ts *testServer) loginCodeOf(email string) string {
+	ts.t.Helper()
+	for _, j := range ts.judgeList() {
+		if j.Email == email {
+			return j.Code
+		}
+	}
+	ts.t.Fatalf("no judge %s", email)
+	return ""
+}
+
+func TestEmailLoginCode(t *testing.T) {
+	smtp := startSMTP(t, func(s *smtpServer) { s.user, s.password = "mailer", "s3cret" })
+	obs := newMailCounter()
+	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(3, 10*time.Millisecond))
+
+	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Ada Lövelace", "email": "ada@example.com", "notes": ""}, asAdmin, nil)
+	got := smtp.await(t)
+	if ev := obs.await(t); ev != "sent" {
+		t.Fatalf("outcome %s", ev)
+	}
+	code := ts.loginCodeOf("ada@example.com")
+	if got.from != "jury@example.com" || len(got.to) != 1 || got.to[0] != "ada@example.com" || got.user != "mailer" {
+		t.Fatalf("envelope from %q to %q user %q", got.from, got.to, got.user)
+	}
+	m := parseMail(t, got.data)
+	if m.to != "ada@example.com" || m.toName != "Ada Lövelace" || m.from != "jury@example.com" || m.fromName != "Hackathon Jury" {
+		t.Errorf("headers %+v", m)
+	}
+	if m.subject != mailSubject {
+		t.Errorf("subject %q", m.subject)
+	}
+	if !strings.Contains(m.body, code) || !strings.Contains(m.body, "https://podium.example.com/?code="+code) ||
+		!strings.Contains(m.body, "Hello Ada Lövelace") {
+		t.Errorf("body does not carry the code %s and link:\n%s", code, m.body)
+	}
+
+	// CSV import: noSend sends nothing; without it every new judge gets a mail. Mails
+	// go out in order, so the next ones to arrive are the second import's.
+	csv := "Name,Email\nNo Mail,nomail@example.com\n"
+	ts.mustUploadCSV(200, "/api/judge/csv", []byte(csv), map[string]string{"hasHeader": "1", "noSend": "true"}, nil)
+	csv = "Name,Email\nBob,bob@example.com\nCleo,cleo@example.com\n"
+	ts.mustUploadCSV(200, "/api/judge/csv", []byte(csv), map[string]string{"hasHeader": "1"}, nil)
+	for _, want := range []string{"bob@example.com", "cleo@example.com"} {
+		got := smtp.await(t)
+		m := parseMail(t, got.data)
+		if got.to[0] != want || m.to != want || !strings.Contains(m.body, "?code="+ts.loginCodeOf(want)) {
+			t.Fatalf("mail to %q (%q), want %s", got.to, m.to, want)
+		}
+		obs.await(t)
+	}
+	// QR self-signup mails the code too.
+	var q qrCodeResp
+	ts.must(200, "POST", "/api/admin/qr", nil, asAdmin, &q)
+	var added qrOKResp
+	ts.must(200, "POST", "/api/qr/add", map[string]string{"name": "Dee", "email": "dee@example.com", "code": *q.QRCode}, anon, &added)
+	got = smtp.await(t)
+	if got.to[0] != "dee@example.com" || !strings.Contains(parseMail(t, got.data).body, added.Code) {
+		t.Fatalf("QR signup mail to %q", got.to)
+	}
+	obs.await(t)
+	if obs.sent.Load() != 4 || obs.failed.Load() != 0 || obs.skipped.Load() != 0 {
+		t.Fatalf("sent %d failed %d skipped %d", obs.sent.Load(), obs.failed.Load(), obs.skipped.Load())
+	}
+	// Codes never reach the audit log.
+	ts.Node.Read(func(st *engine.State) {
+		for _, l := range st.Log {
+			if strings.Contains(l, code) || strings.Contains(l, added.Code) {
+				t.Errorf("login code in audit line %q", l)
+			}
+		}
+	})
+}
+
+func TestEmailRetryDelivers(t *testing.T) {
+	smtp := startSMTP(t, func(s *smtpServer) { s.failNext, s.failWith = 2, errBusy })
+	obs := newMailCounter()
+	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(4, 5*time.Millisecond))
+	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Retry", "email": "retry@example.com"}, asAdmin, nil)
+	got := smtp.await(t)
+	if ev := obs.await(t); ev != "sent" {
+		t.Fatalf("outcome %s", ev)
+	}
+	smtp.mu.Lock()
+	attempts := smtp.attempts
+	smtp.mu.Unlock()
+	if attempts != 3 {
+		t.Fatalf("%d attempts, want 3 (two failures, then success)", attempts)
+	}
+	if got.to[0] != "retry@example.com" || !strings.Contains(parseMail(t, got.data).body, ts.loginCodeOf("retry@example.com")) {
+		t.Fatalf("retried mail %q", got.to)
+	}
+	if obs.sent.Load() != 1 || obs.failed.Load() != 0 {
+		t.Fatalf("sent %d failed %d", obs.sent.Load(), obs.failed.Load())
+	}
+}
+
+func TestEmailGivesUp(t *testing.T) {
+	smtp := startSMTP(t)
+	obs := newMailCounter()
+	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(3, 5*time.Millisecond))
+
+	// Temporary failures: tried 3 times, then reported failed.
+	smtp.mu.Lock()
+	smtp.failNext, smtp.failWith = 100, errBusy
+	smtp.mu.Unlock()
+	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Busy", "email": "busy@example.com"}, asAdmin, nil)
+	if ev := obs.await(t); ev != "failed" {
+		t.Fatalf("outcome %s", ev)
+	}
+	smtp.mu.Lock()
+	if smtp.attempts != 3 {
+		t.Errorf("%d attempts, want 3", smtp.attempts)
+	}
+	// A permanent refusal (5xx) is not retried.
+	smtp.attempts = 0
+	smtp.failWith = &smtpd.SMTPError{Code: 550, EnhancedCode: smtpd.EnhancedCode{5, 1, 1}, Message: "no such user"}
+	smtp.mu.Unlock()
+	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Gone", "email": "gone@example.com"}, asAdmin, nil)
+	if ev := obs.await(t); ev != "failed" {
+		t.Fatalf("outcome %s", ev)
+	}
+	smtp.mu.Lock()
+	if smtp.attempts != 1 {
+		t.Errorf("%d attempts for a permanent error, want 1", smtp.attempts)
+	}
+	smtp.mu.Unlock()
+	// The server being down is a temporary failure too.
+	ts2 := startServerOpts(t, func(c *Config) { c.SMTP = SMTPConfig{Host: "127.0.0.1", Port: closedSMTPPort(t)} },
+		WithMailObserver(obs), WithMailRetry(2, time.Millisecond))
+	ts2.must(200, "POST", "/api/judge/new", map[string]any{"name": "Down", "email": "down@example.com"}, asAdmin, nil)
+	if ev := obs.await(t); ev != "failed" {
+		t.Fatalf("outcome %s", ev)
+	}
+}
+
+// TestEmailSTARTTLS: a server that offers STARTTLS and accepts AUTH only over TLS gets
+// the credentials and the mail over TLS.
+func TestEmailSTARTTLS(t *testing.T) {
+	cert, pool := selfSignedCert(t)
+	smtp := startSMTP(t, func(s *smtpServer) {
+		s.srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+		s.srv.AllowInsecureAuth = false
+		s.user, s.password = "mailer", "s3cret"
+	})
+	obs := newMailCounter()
+	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(2, time.Millisecond), withMailTLS(&tls.Config{RootCAs: pool}))
+	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Tls", "email": "tls@example.com"}, asAdmin, nil)
+	got := smtp.await(t)
+	if !got.tls || got.user != "mailer" || got.to[0] != "tls@example.com" {
+		t.Fatalf("tls %v user %q to %q", got.tls, got.user, got.to)
+	}
+	if ev := obs.await(t); ev != "sent" {
+		t.Fatalf("outcome %s", ev)
+	}
+	// A certificate the client does not trust: nothing is sent.
+	ts2 := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(1, time.Millisecond))
+	ts2.must(200, "POST", "/api/judge/new", map[string]any{"name": "Untrusted", "email": "untrusted@example.com"}, asAdmin, nil)
+	if ev := obs.await(t); ev != "failed" {
+		t.Fatalf("outcome with an untrusted certificate: %s", ev)
+	}
+}
+
+// selfSignedCert makes a certificate for 127.0.0.1 and a pool that trusts it.
+func selfSignedCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(leaf)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
+}
+
+// TestEmailBatchOverFewConnections: a 150-judge import goes out over two connections
+// (renewed after 100 mails), every judge getting its own code; a refused recipient in
+// the middle does not stop the others.
+func TestEmailBatchOverFewConnections(t *testing.T) {
+	smtp := startSMTP(t, func(s *smtpServer) { s.refuse = "judge75@example.com" })
+	obs := newMailCounter()
+	obs.events = make(chan string, 200)
+	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(1, time.Millisecond))
+	var csv strings.Builder
+	for i := 0; i < 150; i++ {
+		fmt.Fprintf(&csv, "Judge %d,judge%d@example.com\n", i, i)
+	}
+	ts.mustUploadCSV(200, "/api/judge/csv", []byte(csv.String()), nil, nil)
+	codes := map[string]string{}
+	for _, j := range ts.judgeList() {
+		codes[j.Email] = j.Code
+	}
+	for i := 0; i < 150; i++ {
+		if i == 75 {
+			continue
+		}
+		got := smtp.await(t)
+		want := fmt.Sprintf("judge%d@example.com", i)
+		if got.to[0] != want || !strings.Contains(parseMail(t, got.data).body, "    "+codes[want]+"\r\n") {
+			t.Fatalf("mail %d to %q, want %s with its code", i, got.to, want)
+		}
+	}
+	for i := 0; i < 150; i++ {
+		obs.await(t)
+	}
+	smtp.mu.Lock()
+	conns := smtp.conns
+	smtp.mu.Unlock()
+	if conns != 2 || obs.sent.Load() != 149 || obs.failed.Load() != 1 {
+		t.Fatalf("%d connections, %d sent, %d failed", conns, obs.sent.Load(), obs.failed.Load())
+	}
+}
+
+// closedSMTPPort returns a loopback port nothing listens on.
+func closedSMTPPort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return p
+}
+
+// TestEmailNeverBlocksRequests holds the SMTP server inside DATA: requests that create
+// judges still answer while the worker waits.
+func TestEmailNeverBlocksRequests(t *testing.T) {
+	smtp := startSMTP(t, func(s *smtpServer) { s.gate = make(chan struct{}) })
+	obs := newMailCounter()
+	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(2, time.Millisecond))
+	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "First", "email": "first@example.com"}, asAdmin, nil)
+	// Wait until the worker is stuck in DATA.
+	for i := 0; ; i++ {
+		smtp.mu.Lock()
+		n := smtp.attempts
+		smtp.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if i > 2000 {
+			t.Fatal("the worker never reached DATA")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for i, email := range []string{"second@example.com", "third@example.com"} {
+		ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "N" + string(rune('a'+i)), "email": email}, asAdmin, nil)
+	}
+	ts.mustUploadCSV(200, "/api/judge/csv", []byte("Fourth,fourth@example.com\n"), nil, nil)
+	close(smtp.gate)
+	for _, want := range []string{"first@example.com", "second@example.com", "third@example.com", "fourth@example.com"} {
+		if got := smtp.await(t); got.to[0] != want {
+			t.Fatalf("mail to %q, want %s", got.to, want)
+		}
+	}
+}
+
+func TestEmailSkippedWithoutSMTP(t *testing.T) {
+	obs := newMailCounter()
+	ts := startServerOpts(t, nil, WithMailObserver(obs))
+	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Ada", "email": "ada@example.com"}, asAdmin, nil)
+	ts.mustUploadCSV(200, "/api/judge/csv", []byte("Bob,bob@example.com\nCleo,cleo@example.com\n"), nil, nil)
+	for i := 0; i < 3; i++ {
+		if ev := obs.await(t); ev != "skipped" {
+			t.Fatalf("outcome %s", ev)
+		}
+	}
+	codes := map[string]string{}
+	for _, j := range ts.judgeList() {
+		codes[j.Email] = j.Code
+	}
+	// The audit lines are written by a journaled command: wait for it.
+	var lines []string
+	for i := 0; ; i++ {
+		lines = lines[:0]
+		ts.Node.Read(func(st *engine.State) {
+			for _, l := range st.Log {
+				if strings.Contains(l, "skipped") {
+					lines = append(lines, l)
+				}
+			}
+		})
+		if len(lines) == 3 || i > 2000 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if len(lines) != 3 {
+		t.Fatalf("skipped lines %q", lines)
+	}
+	for i, email := range []string{"ada@example.com", "bob@example.com", "cleo@example.com"} {
+		if !strings.Contains(lines[i], "<"+email+">") || !strings.Contains(lines[i], "SMTP is not configured") {
+			t.Errorf("line %q does not name %s", lines[i], email)
+		}
+		if strings.Contains(lines[i], codes[email]) {
+			t.Errorf("line %q carries the login code", lines[i])
+		}
+	}
+	// noSend: nothing recorded.
+	ts.mustUploadCSV(200, "/api/judge/csv", []byte("Dan,dan@example.com\n"), map[string]string{"noSend": "1"}, nil)
+	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Eve", "email": "eve@example.com", "no_send": true}, asAdmin, nil)
+	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Fay", "email": "fay@example.com"}, asAdmin, nil)
+	obs.await(t)
+	if obs.skipped.Load() != 4 {
+		t.Fatalf("skipped %d, want 4 (Dan and Eve asked for no mail)", obs.skipped.Load())
+	}
+}
+
+// TestOutboxBounded fills the queue of an outbox whose worker is not running: the batch
+// beyond the bound is dropped and reported, and enqueue never blocks.
+func TestOutboxBounded(t *testing.T) {
+	obs := newMailCounter()
+	obs.events = make(chan string, outboxCapacity+10)
+	o := newOutbox(SMTPConfig{Host: "127.0.0.1"}, "", obs, 1, time.Millisecond, nil, zerolog.Nop())
+	for i := 0; i < outboxCapacity; i++ {
+		o.enqueue([]loginMail{{email: "a@example.com"}})
+	}
+	if obs.failed.Load() != 0 {
+		t.Fatal("dropped before the queue was full")
+	}
+	o.enqueue([]loginMail{{email: "b@example.com"}, {email: "c@example.com"}})
+	if obs.failed.Load() != 2 {
+		t.Fatalf("failed %d, want 2", obs.failed.Load())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = o.stop(ctx)
+	o.enqueue([]loginMail{{email: "d@example.com"}})
+	if obs.failed.Load() != 3 {
+		t.Fatalf("failed %d after stop, want 3", obs.failed.Load())
+	}
+}
