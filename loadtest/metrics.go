@@ -17,6 +17,8 @@ type ServerMetrics struct {
 	ApplyMeanUs     float64            `json:"engine_apply_mean_us"`
 	BroadcastMeanMs float64            `json:"ws_broadcast_mean_ms"`
 	Commands        float64            `json:"engine_commands"`
+	Snapshots       float64            `json:"snapshots"`
+	SnapshotMeanMs  float64            `json:"snapshot_mean_ms"`
 	End             map[string]float64 `json:"end"` // selected series at the end
 }
 
@@ -24,6 +26,7 @@ var keepSeries = []string{
 	"podium_ws_clients_dropped_total", "podium_ws_connections", "podium_ws_event_batches_dropped_total",
 	"podium_engine_queue_depth", "go_memstats_heap_inuse_bytes", "go_memstats_heap_alloc_bytes",
 	"go_memstats_sys_bytes", "go_goroutines", "process_open_fds", "process_resident_memory_bytes",
+	"podium_snapshot_size_bytes",
 }
 
 // scrape parses the Prometheus text format into series name{labels} -> value.
@@ -79,6 +82,8 @@ func serverMetrics(start, end map[string]float64) ServerMetrics {
 	sm.BatchMean = histMean(start, end, "podium_journal_batch_size", 1)
 	sm.ApplyMeanUs = histMean(start, end, "podium_engine_apply_duration_seconds", 1e6)
 	sm.BroadcastMeanMs = histMean(start, end, "podium_ws_broadcast_duration_seconds", 1e3)
+	sm.Snapshots = sumFamily(end, "podium_snapshot_duration_seconds_count") - sumFamily(start, "podium_snapshot_duration_seconds_count")
+	sm.SnapshotMeanMs = histMean(start, end, "podium_snapshot_duration_seconds", 1e3)
 	sm.Commands = sumFamily(end, "podium_engine_commands_total") - sumFamily(start, "podium_engine_commands_total")
 	for k, v := range end {
 		for _, keep := range keepSeries {

@@ -92,8 +92,8 @@ func (rep *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "disk: 4 KiB write+fsync in the data dir before the run: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", m.FsyncProbe.P50, m.FsyncProbe.P99, m.FsyncProbe.Max)
 	}
 	if sm := rep.Metrics; sm.Available {
-		fmt.Fprintf(w, "server metrics over the phase: %.0f commands, journal fsync mean %.2f ms, batch mean %.1f commands, apply mean %.1f µs, ws broadcast mean %.1f ms\n",
-			sm.Commands, sm.FsyncMeanMs, sm.BatchMean, sm.ApplyMeanUs, sm.BroadcastMeanMs)
+		fmt.Fprintf(w, "server metrics over the phase: %.0f commands, journal fsync mean %.2f ms, batch mean %.1f commands, apply mean %.1f µs, ws broadcast mean %.1f ms, %.0f snapshots (mean %.0f ms)\n",
+			sm.Commands, sm.FsyncMeanMs, sm.BatchMean, sm.ApplyMeanUs, sm.BroadcastMeanMs, sm.Snapshots, sm.SnapshotMeanMs)
 		keys := make([]string, 0, len(sm.End))
 		for k := range sm.End {
 			keys = append(keys, k)
