@@ -307,13 +307,6 @@ func login(ctx context.Context, c *client, j *judgeRec) error {
 	}
 }
 
-// routeExists reports whether method path is routed (anything but 404/405 counts).
-func routeExists(ctx context.Context, c *client, method, path string, a auth) bool {
-	err := c.do(ctx, method, path, "probe", a, nil, nil)
-	code := statusOf(err)
-	return !(code == 404 || code == 405)
-}
-
 func atoiDefault(s string, def int) int {
 	if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
 		return n
