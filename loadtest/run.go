@@ -449,7 +449,7 @@ func (r *runner) reader(stop <-chan struct{}) {
 	}
 }
 
-// String helpers for reports.
+// mib formats bytes for the report ("n/a" when unknown).
 func mib(b int64) string {
 	if b <= 0 {
 		return "n/a"
