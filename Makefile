@@ -16,5 +16,17 @@ vet:
 test: vet
 	$(GO) test -race -timeout 9m ./...
 
-bench:
+# Load generator (loadtest/, cmd/loadtest): the standard scenario against a server it
+# starts on a temp data dir. Override e.g. `make loadtest LOADTEST_ARGS="-judges 50"`.
+LOADTEST_ARGS ?= -judges 500 -projects 1000 -watchers 2000 -readers 4 -duration 60s -think 0
+BENCH_LOAD_ARGS ?= -judges 100 -projects 300 -watchers 200 -readers 2 -duration 10s -think 0
+
+loadtest: build
+	$(GO) build -o ./loadtest-bin ./cmd/loadtest
+	./loadtest-bin -server ./podium -json loadtest-report.json $(LOADTEST_ARGS)
+
+# make prints each command line before running it, so the numbers can be reproduced.
+bench: build
+	$(GO) build -o ./loadtest-bin ./cmd/loadtest
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	./loadtest-bin -server ./podium -json bench-load-report.json $(BENCH_LOAD_ARGS)

@@ -1,0 +1,98 @@
+// Command loadtest drives a Podium server with realistic judging traffic, websocket
+// watchers and expo readers, and reports throughput, latency percentiles, broadcast
+// delivery, server memory and invariant violations. With -server it starts the server
+// binary itself; with -crash N it SIGKILLs it N times under load and verifies that no
+// acknowledged write was lost.
+//
+//	loadtest -server ./podium -judges 500 -projects 1000 -watchers 2000 -duration 60s
+//	loadtest -url http://127.0.0.1:8080 -admin-password secret -judges 50 -duration 30s
+//	loadtest -server ./podium -crash 5 -judges 100 -projects 300
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"podium/loadtest"
+)
+
+type envList []string
+
+func (e *envList) String() string     { return strings.Join(*e, ",") }
+func (e *envList) Set(v string) error { *e = append(*e, v); return nil }
+
+func main() {
+	var cfg loadtest.Config
+	var jsonPath string
+	var env envList
+	var strict bool
+	flag.StringVar(&cfg.URL, "url", "", "base URL of a running server (e.g. http://127.0.0.1:8080)")
+	flag.StringVar(&cfg.ServerBin, "server", "", "path to the podium binary: start it on a temp data dir (PORT=0) instead of using -url")
+	flag.StringVar(&cfg.DataDir, "data-dir", "", "data directory for -server (default: a fresh temp dir)")
+	flag.StringVar(&cfg.AdminPassword, "admin-password", os.Getenv("ADMIN_PASSWORD"), "admin password (ADMIN_PASSWORD); with -server a random one is used when empty")
+	flag.StringVar(&cfg.APIKey, "api-key", "", "PUBLIC_API_KEY: readers also poll /v1/public/schedule|sponsors|faq (passed to a -server)")
+	flag.IntVar(&cfg.Projects, "projects", 1000, "projects to create")
+	flag.IntVar(&cfg.Judges, "judges", 500, "judges to create and drive")
+	flag.IntVar(&cfg.Watchers, "watchers", 2000, "websocket connections (a few admins, up to 10% judges, the rest anonymous)")
+	flag.IntVar(&cfg.Readers, "readers", 4, "expo/content readers")
+	flag.DurationVar(&cfg.Duration, "duration", 60*time.Second, "length of the measured phase")
+	flag.DurationVar(&cfg.Think, "think", 0, "judge think time between actions (0 = stress)")
+	flag.DurationVar(&cfg.ReaderInterval, "reader-interval", 500*time.Millisecond, "pause between a reader's polls")
+	flag.Float64Var(&cfg.SkipProb, "skip", 0.15, "probability that a judge skips instead of finishing")
+	flag.Float64Var(&cfg.RankProb, "rank", 0.2, "probability of submitting a ranking after a finish")
+	flag.DurationVar(&cfg.ClockInterval, "clock-every", 2*time.Second, "admin pauses and unpauses the clock this often (negative: never)")
+	flag.DurationVar(&cfg.ClockPause, "clock-pause", 100*time.Millisecond, "how long each pause lasts")
+	flag.DurationVar(&cfg.SampleInterval, "sample-every", 10*time.Second, "sample /api/judge/list for the hold invariant this often (negative: never)")
+	flag.IntVar(&cfg.SetupWorkers, "setup-workers", 16, "concurrent setup requests")
+	flag.Uint64Var(&cfg.Seed, "seed", 0, "random seed (0: from the clock)")
+	flag.BoolVar(&cfg.NoCSV, "no-csv", false, "create projects and judges one by one even when the CSV imports exist")
+	flag.StringVar(&cfg.ServerLogLevel, "server-log-level", "warn", "LOG_LEVEL of a -server")
+	flag.StringVar(&cfg.ServerLog, "server-log", "", "file for a -server's output (default: a new temp file, kept)")
+	flag.Var(&env, "server-env", "extra KEY=VALUE for a -server (repeatable)")
+	flag.IntVar(&cfg.CrashCycles, "crash", 0, "crash mode: SIGKILL the -server this many times under load and verify acknowledged writes")
+	flag.DurationVar(&cfg.CrashMin, "crash-min", 2*time.Second, "earliest kill after the load starts")
+	flag.DurationVar(&cfg.CrashMax, "crash-max", 6*time.Second, "latest kill after the load starts")
+	flag.IntVar(&cfg.Creators, "creators", 1, "crash mode: admin clients creating projects/judges during each cycle")
+	flag.StringVar(&jsonPath, "json", "loadtest-report.json", "write the JSON report here (empty: don't)")
+	flag.BoolVar(&strict, "strict", false, "exit 1 when there were errors, violations or lost writes")
+	flag.Parse()
+	cfg.ServerEnv = env
+	cfg.Log = func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, time.Now().UTC().Format("15:04:05 ")+format+"\n", args...)
+	}
+	if cfg.ServerBin == "" && cfg.URL == "" {
+		fmt.Fprintln(os.Stderr, "loadtest: give -url of a running server or -server <podium binary>")
+		os.Exit(2)
+	}
+	if cfg.ServerBin == "" && cfg.AdminPassword == "" {
+		fmt.Fprintln(os.Stderr, "loadtest: -admin-password (or ADMIN_PASSWORD) is needed for -url")
+		os.Exit(2)
+	}
+
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	rep, err := loadtest.Run(ctx, cfg)
+	if rep != nil {
+		rep.Print(os.Stdout)
+		if jsonPath != "" {
+			if werr := rep.WriteJSON(jsonPath); werr != nil {
+				fmt.Fprintln(os.Stderr, "loadtest:", werr)
+			} else {
+				fmt.Fprintf(os.Stdout, "JSON report: %s\n", jsonPath)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+	if strict && rep.Failed() {
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,148 @@
+package loadtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteJSON writes the report as indented JSON to path.
+func (rep *Report) WriteJSON(path string) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func codes(m map[string]int) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		name := k
+		if k == "0" {
+			name = "no-answer"
+		}
+		parts[i] = fmt.Sprintf("%s×%d", name, m[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// Print writes the human-readable report.
+func (rep *Report) Print(w io.Writer) {
+	s := rep.Scenario
+	fmt.Fprintf(w, "\nPodium load test (%s) against %s%s\n", rep.Mode, rep.Server, map[bool]string{true: " (server started by the tool)", false: ""}[rep.Managed])
+	fmt.Fprintf(w, "scenario: %d projects, %d judges, %d watchers, %d readers, %.0fs, think %.0f ms, skip %.2f, rank %.2f, clock toggle every %.1fs, seed %d, fd limit %d\n",
+		s.Projects, s.Judges, s.Watchers, s.Readers, s.DurationS, s.ThinkMs, s.SkipProb, s.RankProb, s.ClockEvery, s.Seed, s.FDLimit)
+	fmt.Fprintf(w, "setup: %.1fs (projects via %s, judges via %s)\n", rep.Setup.Seconds, rep.Setup.ProjectsVia, rep.Setup.JudgesVia)
+	fmt.Fprintf(w, "\nmeasured phase: %.1fs\n", rep.ElapsedSec)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "route\tcount\treq/s\tp50 ms\tp95 ms\tp99 ms\tmax ms\terrors\t")
+	for _, r := range rep.Routes {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t\n", r.Route, r.Count, r.PerSecond, r.P50, r.P95, r.P99, r.Max, codes(r.Errors))
+	}
+	j := rep.JudgeAll
+	fmt.Fprintf(tw, "judge actions (all)\t%d\t\t%.2f\t%.2f\t%.2f\t%.2f\t\t\n", j.Count, j.P50, j.P95, j.P99, j.Max)
+	tw.Flush()
+	fmt.Fprintf(w, "errors by status: %s\n", codes(rep.Errors))
+	if tl := rep.Timeline; len(tl) > 1 {
+		idle := 0
+		worst := append([]Second(nil), tl...)
+		for _, x := range tl[:len(tl)-1] { // the last second is partial
+			if x.Count == 0 {
+				idle++
+			}
+		}
+		sort.Slice(worst, func(i, j int) bool { return worst[i].MaxMs > worst[j].MaxMs })
+		parts := []string{}
+		for _, x := range worst[:min(5, len(worst))] {
+			parts = append(parts, fmt.Sprintf("s%d: %d done, max %.0f ms", x.At, x.Count, x.MaxMs))
+		}
+		fmt.Fprintf(w, "judge timeline: %d of %d seconds completed no judge action; slowest seconds: %s\n", idle, len(tl)-1, strings.Join(parts, "; "))
+	}
+	jr := rep.Judging
+	fmt.Fprintf(w, "judging: available=%v nexts=%d assigned=%d finishes=%d (%.1f/s) skips=%d ranks=%d paused=%d done=%d in-doubt=%d unexpected=%d\n",
+		jr.Available, jr.Nexts, jr.Assigned, jr.Finishes, jr.FinishesSec, jr.Skips, jr.Ranks, jr.Paused, jr.Done, jr.InDoubt, jr.Unexpected)
+	b := rep.Broadcast
+	if b.Watchers > 0 {
+		fmt.Fprintf(w, "broadcast: %d/%d watchers connected (%v), %d got hello, %d dial failures %s, %d dropped by the server %v\n",
+			b.Connected, b.Watchers, b.ByKind, b.Hello, b.DialFailed, codes(b.DialErrors), b.Dropped, b.DroppedByKind)
+		fmt.Fprintf(w, "  %d clock broadcasts, %d deliveries expected, %d delivered, %d missed by %d connected clients, %d missed by clients the server dropped\n",
+			b.Broadcasts, b.Expected, b.Delivered, b.Missed, b.ClientsMissed, b.MissedDropped)
+		fmt.Fprintf(w, "  latency from admin request: p50 %.1f ms, p99 %.1f ms, max %.1f ms; after the admin's answer: p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
+			b.Latency.P50, b.Latency.P99, b.Latency.Max, b.AfterAck.P50, b.AfterAck.P99, b.AfterAck.Max)
+	}
+	m := rep.Machine
+	if m.CPUs > 0 {
+		fmt.Fprintf(w, "machine: %d CPUs, load average %s at start, %s at end; CPU seconds used in the phase: server %.1f, load generator %.1f (load generator RSS %s)\n",
+			m.CPUs, m.LoadAvgStart, m.LoadAvgEnd, m.ServerCPU, m.ToolCPU, mib(m.ToolRSS))
+	}
+	if m.FsyncProbe.Count > 0 {
+		fmt.Fprintf(w, "disk: 4 KiB write+fsync in the data dir before the run: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", m.FsyncProbe.P50, m.FsyncProbe.P99, m.FsyncProbe.Max)
+	}
+	if sm := rep.Metrics; sm.Available {
+		fmt.Fprintf(w, "server metrics over the phase: %.0f commands, journal fsync mean %.2f ms, batch mean %.1f commands, apply mean %.1f µs, ws broadcast mean %.1f ms, %.0f snapshots (mean %.0f ms)\n",
+			sm.Commands, sm.FsyncMeanMs, sm.BatchMean, sm.ApplyMeanUs, sm.BroadcastMeanMs, sm.Snapshots, sm.SnapshotMeanMs)
+		keys := make([]string, 0, len(sm.End))
+		for k := range sm.End {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, 0, len(keys))
+		for _, k := range keys {
+			if v := sm.End[k]; v != 0 {
+				parts = append(parts, fmt.Sprintf("%s=%g", k, v))
+			}
+		}
+		fmt.Fprintf(w, "  at the end: %s\n", strings.Join(parts, " "))
+	}
+	rs := rep.RSS
+	fmt.Fprintf(w, "server RSS (%s): after setup %s, with watchers %s, end %s, peak %s\n", orNA(rs.Source), mib(rs.AfterSetup), mib(rs.AfterWatchers), mib(rs.End), mib(rs.Peak))
+	ir := rep.Invariants
+	fmt.Fprintf(w, "invariants: %d violations; %d acked finishes (lost %d, duplicate %d, wrong notes/star %d, phantom %d, in-doubt applied %d), seen mismatches %d, rank mismatches %d, skips checked=%v (lost %d), hold samples %d (duplicates %d, violations %d, sample errors %d)\n",
+		ir.Violations, ir.AckedFinishes, ir.LostFinishes, ir.DuplicateSeen+ir.DoubleAcked, ir.WrongNotes, ir.PhantomFinishes, ir.DoubtApplied, ir.SeenMismatch, ir.RankMismatch, ir.SkipsChecked, ir.LostSkips, ir.HoldSamples, ir.HoldDuplicates, ir.HoldViolations, ir.HoldSampleErrs)
+	for _, m := range ir.Messages {
+		fmt.Fprintf(w, "  ! %s\n", m)
+	}
+	if c := rep.Crash; c != nil {
+		fmt.Fprintf(w, "crash mode: %d SIGKILL cycles, lost acknowledged writes %d, violations %d, graceful restart checked %v\n", len(c.Cycles), c.Lost, c.Violations, c.GracefulCheck)
+		fmt.Fprintf(w, "  acknowledged: %d finishes, %d skips, %d ranks, %d judge/project creations, %d logins; %d unanswered finishes found applied after restarts\n", c.AckedFinishes, c.AckedSkips, c.AckedRanks, c.AckedCreations, c.AckedLogins, c.DoubtApplied)
+		fmt.Fprintf(w, "  (no-answer errors are the requests in flight when the server was killed)\n")
+		for _, cy := range c.Cycles {
+			fmt.Fprintf(w, "  cycle %d: killed after %.2fs; %d finishes, %d skips, %d ranks, %d creations; %d in doubt; recovered in %.2fs; lost %d, violations %d\n",
+				cy.Cycle, cy.KilledAfter, cy.Finishes, cy.Skips, cy.Ranks, cy.Creations, cy.InDoubt, cy.RecoverySec, cy.Lost, cy.Violations)
+		}
+	}
+	if rep.ServerLog != "" {
+		fmt.Fprintf(w, "server log: %s\n", rep.ServerLog)
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+func orNA(s string) string {
+	if s == "" {
+		return "n/a"
+	}
+	return s
+}
+
+// Failed reports whether the run found errors, invariant violations or lost writes.
+func (rep *Report) Failed() bool {
+	if rep.Invariants.Violations > 0 || len(rep.Errors) > 0 {
+		return true
+	}
+	return rep.Crash != nil && (rep.Crash.Lost > 0 || rep.Crash.Violations > 0)
+}
