@@ -2,6 +2,8 @@ package engine
 
 // The assignment algorithm of SPEC §5 (POST /api/judge/next), step by step.
 
+import "slices"
+
 // Reasons of a `next` that assigns nothing.
 const (
 	ReasonInactive     = "inactive"
@@ -337,11 +339,7 @@ func (x *judgingData) pickByLevel(ep, sp uint32, minViews, last int32, now, wind
 
 // pickTie draws one of equally good candidates, listed in table order as the scan does.
 func (x *judgingData) pickTie(ties []int32, r *Rand) *Project {
-	for i := 1; i < len(ties); i++ {
-		for j := i; j > 0 && ties[j] < ties[j-1]; j-- {
-			ties[j], ties[j-1] = ties[j-1], ties[j]
-		}
-	}
+	slices.Sort(ties) // a first assignment can tie every project: no quadratic sort
 	if len(ties) == 1 {
 		return x.proj[ties[0]]
 	}
@@ -437,27 +435,52 @@ func (b *choice) offer(k, seen, sum, dist int32) {
 }
 
 // pairSums fills x.sum (valid where x.sumMark equals the returned epoch) with, for every
-// project, how often it was judged by the same judges as the projects j has seen.
+// project, how often it was judged by the same judges as the projects j has seen. Sparse
+// rows are added slot by slot; dense rows (see pairRow) are first summed by project
+// number in x.acc with a plain loop, then moved to the slots in one pass.
 func (x *judgingData) pairSums(s *State, j *Judge) uint32 {
 	x.reconcilePairs(s)
 	sp := x.newEpoch()
+	add := func(other, n int32) {
+		if int(other) >= len(x.slotByNum) {
+			return
+		}
+		k := x.slotByNum[other]
+		if k < 0 {
+			return
+		}
+		if x.sumMark[k] != sp {
+			x.sumMark[k], x.sum[k] = sp, 0
+		}
+		x.sum[k] += n
+	}
+	anyDense := false
 	for _, seen := range j.SeenProjects {
 		num, ok := x.numOf[seen.ProjectID]
 		if !ok {
 			continue
 		}
-		for _, pc := range x.nbrs[num] {
-			if int(pc.other) >= len(x.slotByNum) {
-				continue
+		row := &x.nbrs[num]
+		if row.dense != nil {
+			if !anyDense {
+				anyDense = true
+				x.acc = append(x.acc[:0], make([]int32, len(x.nbrs))...)
 			}
-			k := x.slotByNum[pc.other]
-			if k < 0 {
-				continue
+			acc := x.acc[:len(row.dense)]
+			for o, n := range row.dense {
+				acc[o] += n
 			}
-			if x.sumMark[k] != sp {
-				x.sumMark[k], x.sum[k] = sp, 0
+			continue
+		}
+		for _, pc := range row.list {
+			add(pc.other, pc.n)
+		}
+	}
+	if anyDense {
+		for o, n := range x.acc {
+			if n != 0 {
+				add(int32(o), n)
 			}
-			x.sum[k] += pc.n
 		}
 	}
 	return sp

@@ -5,7 +5,7 @@ import "testing"
 // benchState builds an event by hand: nProjects projects, nJudges general judges, each
 // having judged perJudge projects (spread evenly, the first half of each list ranked,
 // every fifth starred). The clock runs; min_views is 3.
-func benchState(b *testing.B, nProjects, nJudges, perJudge int) (*State, []*Judge) {
+func benchState(b testing.TB, nProjects, nJudges, perJudge int) (*State, []*Judge) {
 	b.Helper()
 	s := NewState()
 	s.Options.Clock = Clock{Running: true, StartTime: 1}
@@ -190,5 +190,59 @@ func BenchmarkCrowdBTInputCopy10kProjects5kJudges(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s.jd().scores.judgeChanged(js[i%len(js)].ID, true)
 		s.CrowdBTInput()
+	}
+}
+
+// BenchmarkAssignFirst10kProjects: a judge's first assignment (no last table, so every
+// project of the lowest views level is an equal candidate: 10,000 ties to draw from).
+func BenchmarkAssignFirst10kProjects5kJudges(b *testing.B) { benchAssign(b, 10000, 5000, 0, false) }
+
+// BenchmarkAssignDense1kProjects500Judges400Seen: the zero-think load test after a minute:
+// every judge has seen 400 of 1,000 projects, so every project was judged together with
+// nearly every other one (the pair counts are dense).
+func BenchmarkAssignDense1kProjects500Judges400Seen(b *testing.B) {
+	benchAssign(b, 1000, 500, 400, false)
+}
+
+// BenchmarkCountSeen: counting one more finished project against the judge's earlier ones
+// (the pair-count update of a finish), for a judge with 20 views at 10,000 projects and
+// one with 400 views in the dense 1,000-project event; undone after each iteration.
+func BenchmarkCountSeen10kProjects5kJudges20Seen(b *testing.B) { benchCountSeen(b, 10000, 5000, 20) }
+
+func BenchmarkCountSeenDense1kProjects500Judges400Seen(b *testing.B) {
+	benchCountSeen(b, 1000, 500, 400)
+}
+
+func benchCountSeen(b *testing.B, nProjects, nJudges, perJudge int) {
+	s, js := benchState(b, nProjects, nJudges, perJudge)
+	x := s.jd()
+	x.sync(s)
+	x.reconcilePairs(s)
+	// For each judge, a project number it has not seen.
+	fresh := make([]int32, len(js))
+	for i, j := range js {
+		for id, n := range x.numOf {
+			if j.seenIndex(id) < 0 {
+				fresh[i] = n
+				break
+			}
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := i % len(js)
+		j, n := js[k], fresh[k]
+		x.addSeen(j.ID, n)
+		// Undo.
+		list := x.counted[j.ID]
+		list = list[:len(list)-1]
+		x.counted[j.ID] = list
+		for _, o := range list {
+			if o != n {
+				x.bump(n, o, -1)
+				x.bump(o, n, -1)
+			}
+		}
 	}
 }

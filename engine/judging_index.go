@@ -46,6 +46,7 @@ type judgingData struct {
 	mark       []uint32 // per slot: == epoch when excluded for the current judge
 	sumMark    []uint32 // per slot: == epoch when sum holds a value
 	sum        []int32  // per slot: pair-comparison sum for the current judge
+	acc        []int32  // per project number: pairSums' scratch for dense rows
 	cands      []int32
 	free       []int32
 	ties       []int32
@@ -55,7 +56,7 @@ type judgingData struct {
 	// same judges and how many judges saw both. counted holds, per judge, the project
 	// numbers that the counts include, so that a judge or project can be taken out again.
 	numOf      map[ID]int32
-	nbrs       [][]pairCount
+	nbrs       []pairRow
 	counted    map[ID][]int32
 	pairsDirty bool
 
@@ -399,29 +400,16 @@ func (x *judgingData) numFor(id ID) int32 {
 	}
 	n := int32(len(x.nbrs))
 	x.numOf[id] = n
-	x.nbrs = append(x.nbrs, nil)
+	x.nbrs = append(x.nbrs, pairRow{})
 	if x.slotByNum != nil {
 		x.slotByNum = append(x.slotByNum, -1)
 	}
 	return n
 }
 
-// bump adds d to the count of the pair (a, b) in a's list.
+// bump adds d to the count of the pair (a, b) in a's row.
 func (x *judgingData) bump(a, b, d int32) {
-	list := x.nbrs[a]
-	for i := range list {
-		if list[i].other == b {
-			list[i].n += d
-			if list[i].n <= 0 {
-				list[i] = list[len(list)-1]
-				x.nbrs[a] = list[:len(list)-1]
-			}
-			return
-		}
-	}
-	if d > 0 {
-		x.nbrs[a] = append(list, pairCount{other: b, n: d})
-	}
+	x.nbrs[a].add(b, d, len(x.nbrs))
 }
 
 // addSeen counts judge's new view of project n against the judge's earlier views.
@@ -503,10 +491,5 @@ func (s *State) pairCountOf(a, b ID) int {
 	if !ok1 || !ok2 {
 		return 0
 	}
-	for _, pc := range x.nbrs[na] {
-		if pc.other == nb {
-			return int(pc.n)
-		}
-	}
-	return 0
+	return int(x.nbrs[na].get(nb))
 }

@@ -71,19 +71,15 @@ func checkIndex(t *testing.T, s *State, pairs bool) {
 		for id, n := range fresh.numOf {
 			m, ok := x.numOf[id]
 			if !ok {
-				if len(fresh.nbrs[n]) > 0 {
+				if fresh.nbrs[n].size() > 0 {
 					t.Fatalf("pairs of %s missing", id)
 				}
 				continue
 			}
 			want := map[ID]int32{}
-			for _, pc := range fresh.nbrs[n] {
-				want[freshIDs[pc.other]] = pc.n
-			}
+			fresh.nbrs[n].each(func(other, c int32) { want[freshIDs[other]] = c })
 			got := map[ID]int32{}
-			for _, pc := range x.nbrs[m] {
-				got[ids[pc.other]] = pc.n
-			}
+			x.nbrs[m].each(func(other, c int32) { got[ids[other]] = c })
 			if len(got) != len(want) {
 				t.Fatalf("pairs of %s: %v, want %v", id, got, want)
 			}
@@ -408,10 +404,5 @@ func pairCountIn(x *judgingData, a, b ID) int {
 	if !ok1 || !ok2 {
 		return 0
 	}
-	for _, pc := range x.nbrs[na] {
-		if pc.other == nb {
-			return int(pc.n)
-		}
-	}
-	return 0
+	return int(x.nbrs[na].get(nb))
 }
