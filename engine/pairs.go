@@ -16,8 +16,8 @@ type pairRow struct {
 }
 
 const (
-	pairIndexAt  = 128// lists longer than this get a position index
-	pairDenseMin = 64 // rows are never dense in events with fewer project numbers
+	pairIndexAt  = 128 // lists longer than this get a position index
+	pairDenseMin = 64  // rows are never dense in events with fewer project numbers
 )
 
 // get returns the count of the pair (this row's project, b).
