@@ -1,16 +1,17 @@
 package engine
 
-import "encoding/json"
+import "io"
 
 // Capture takes a consistent copy of the state for a snapshot or backup. Copying is
 // much cheaper than encoding, so the writer only copies and the returned encode function
 // runs on another goroutine while the writer goes on applying commands (hashicorp/raft's
 // "capture, then persist concurrently").
-func (e *Engine) Capture() (encode func() ([]byte, error), seq uint64) {
+// The encode function streams the snapshot to w (see State.EncodeTo).
+func (e *Engine) Capture() (encode func(w io.Writer) error, seq uint64) {
 	e.mu.RLock()
 	c := e.s.clone()
 	e.mu.RUnlock()
-	return func() ([]byte, error) { return json.Marshal(c) }, c.Applied
+	return c.EncodeTo, c.Applied
 }
 
 // clone deep-copies every exported (snapshotted) part of the state. Strings are

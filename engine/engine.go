@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sync"
 )
 
@@ -65,10 +67,17 @@ func (e *Engine) Applied() uint64 {
 // Snapshot encodes the whole state. Encoding is deterministic: the same state always
 // gives the same bytes.
 func (e *Engine) Snapshot() ([]byte, uint64, error) {
+	var b bytes.Buffer
+	seq, err := e.EncodeTo(&b)
+	return b.Bytes(), seq, err
+}
+
+// EncodeTo streams the snapshot encoding of the whole state to w (see State.EncodeTo)
+// under the read lock, and returns the sequence number it covers.
+func (e *Engine) EncodeTo(w io.Writer) (uint64, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	b, err := json.Marshal(e.s)
-	return b, e.s.Applied, err
+	return e.s.Applied, e.s.EncodeTo(w)
 }
 
 // Restore replaces the state with a decoded snapshot.

@@ -41,16 +41,12 @@ func (n *Node) Backup() (string, error) {
 	if n.dirty.Load() {
 		return "", ErrReadOnly
 	}
-	var encode func() ([]byte, error)
+	var encode func(io.Writer) error
 	var seq uint64
 	if e := n.do(func() { encode, seq = n.eng.Capture() }); e != nil {
 		return "", e
 	}
-	data, err := encode()
-	if err != nil {
-		return "", err
-	}
-	return n.writeBackup(data, seq, "")
+	return n.writeBackup(encode, seq, "")
 }
 
 // BackupPath returns the path of a named backup, or an error when the name is not a
@@ -66,7 +62,8 @@ func (n *Node) BackupPath(name string) (string, error) {
 	return p, nil
 }
 
-func (n *Node) writeBackup(data []byte, seq uint64, tag string) (string, error) {
+// writeBackup writes the state that encode streams out as a new backup file.
+func (n *Node) writeBackup(encode func(io.Writer) error, seq uint64, tag string) (string, error) {
 	dir := BackupDir(n.dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create backup dir: %w", err)
@@ -93,7 +90,7 @@ func (n *Node) writeBackup(data []byte, seq uint64, tag string) (string, error) 
 	hdr, _ := json.Marshal(backupHeader{Format: backupFormat, Version: 1, Seq: seq, SavedAt: now.UnixMilli()})
 	_, err = zw.Write(append(hdr, '\n'))
 	if err == nil {
-		_, err = zw.Write(data)
+		err = encode(zw)
 	}
 	if err == nil {
 		err = zw.Close()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -442,10 +443,10 @@ func (n *Node) backupThenApply(r *request) {
 		close(r.done)
 		return
 	}
-	data, seq, err := n.eng.Snapshot()
-	if err == nil {
-		r.backupName, err = n.writeBackup(data, seq, "pre-reset")
-	}
+	seq := n.eng.Applied()
+	encode := func(w io.Writer) error { _, err := n.eng.EncodeTo(w); return err }
+	var err error
+	r.backupName, err = n.writeBackup(encode, seq, "pre-reset")
 	if err != nil {
 		n.log.Error().Err(err).Msg("backup before reset failed; reset refused")
 		r.err = fmt.Errorf("backup before reset failed: %w", err)
@@ -494,23 +495,20 @@ func (n *Node) maybeSnapshot(force bool) {
 	go func() {
 		defer n.snapWG.Done()
 		defer n.snapBusy.Store(false)
-		data, err := encode()
-		if err != nil {
-			n.log.Error().Err(err).Msg("encode snapshot")
-			return
-		}
-		n.writeSnapshot(data, seq, savedAt)
+		n.writeSnapshot(encode, seq, savedAt)
 	}()
 }
 
-func (n *Node) writeSnapshot(data []byte, seq uint64, savedAt int64) error {
+// writeSnapshot encodes and stores a snapshot (streamed: see Store.WriteSnapshotFrom).
+func (n *Node) writeSnapshot(encode func(io.Writer) error, seq uint64, savedAt int64) error {
 	t0 := time.Now()
-	if err := n.st.WriteSnapshot(data, seq, savedAt); err != nil {
+	size, err := n.st.WriteSnapshotFromSize(encode, seq, savedAt)
+	if err != nil {
 		n.log.Error().Err(err).Msg("snapshot write failed")
 		return err
 	}
-	n.opts.Observer.SnapshotWritten(len(data), time.Since(t0))
-	n.log.Info().Uint64("seq", seq).Int("bytes", len(data)).Dur("took", time.Since(t0)).Msg("snapshot written")
+	n.opts.Observer.SnapshotWritten(size, time.Since(t0))
+	n.log.Info().Uint64("seq", seq).Int("bytes", size).Dur("took", time.Since(t0)).Msg("snapshot written")
 	return nil
 }
 
@@ -519,7 +517,7 @@ func (n *Node) Snapshot() error {
 	if n.Failure() != nil {
 		return ErrReadOnly
 	}
-	var encode func() ([]byte, error)
+	var encode func(io.Writer) error
 	var seq uint64
 	// Wait for a running background snapshot, then capture in the writer.
 	n.snapWG.Wait()
@@ -529,11 +527,7 @@ func (n *Node) Snapshot() error {
 	}); e != nil {
 		return e
 	}
-	data, err := encode()
-	if err != nil {
-		return err
-	}
-	return n.writeSnapshot(data, seq, n.opts.Now().UnixMilli())
+	return n.writeSnapshot(encode, seq, n.opts.Now().UnixMilli())
 }
 
 // Close stops the writer, writes a final snapshot and closes the store.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
@@ -241,36 +242,44 @@ func (st *Store) decodeRecord(txn *badger.Txn, seq uint64, v []byte) ([]byte, bo
 // WriteSnapshot stores a snapshot covering journal records up to seq, makes it current
 // atomically (pointer flip) and then drops the previous snapshot and the journal records
 // it covers.
-func (st *Store) WriteSnapshot(data []byte, seq uint64, savedAt int64) (err error) {
+func (st *Store) WriteSnapshot(data []byte, seq uint64, savedAt int64) error {
+	return st.WriteSnapshotFrom(func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, seq, savedAt)
+}
+
+// WriteSnapshotFrom is WriteSnapshot for a snapshot that encode streams out: it is
+// stored chunk by chunk as it is produced, so the whole snapshot is never in memory.
+// It returns the snapshot's size.
+func (st *Store) WriteSnapshotFromSize(encode func(io.Writer) error, seq uint64, savedAt int64) (int, error) {
 	st.snapMu.Lock()
 	defer st.snapMu.Unlock()
 	old, hasOld, err := st.pointer()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if hasOld && old.Seq >= seq && old.Seq > 0 {
-		return nil // a newer (or the same) snapshot is already current
+		return 0, nil // a newer (or the same) snapshot is already current
 	}
 	id := uint64(1)
 	if hasOld {
 		id = old.ID + 1
 	}
-	chunks := 0
-	for off := 0; off < len(data) || chunks == 0; off += snapChunkSize {
-		end := off + snapChunkSize
-		if end > len(data) {
-			end = len(data)
-		}
-		chunk := data[off:end]
-		if err := st.db.Update(func(txn *badger.Txn) error { return txn.Set(snapKey(id, chunks), chunk) }); err != nil {
-			return fmt.Errorf("write snapshot chunk: %w", err)
-		}
-		chunks++
+	cw := &chunkWriter{st: st, id: id, buf: make([]byte, 0, snapChunkSize)}
+	err = encode(cw)
+	if err == nil {
+		err = cw.flush(true)
 	}
-	ptr := snapPointer{ID: id, Seq: seq, Chunks: chunks, Size: len(data), SavedAt: savedAt, CRC: crc32.Checksum(data, crcTable)}
+	if err != nil {
+		// Chunks of an unfinished snapshot are not referenced; drop them.
+		_ = st.deletePrefix(snapPrefix(id), nil)
+		return 0, err
+	}
+	ptr := snapPointer{ID: id, Seq: seq, Chunks: cw.chunks, Size: cw.size, SavedAt: savedAt, CRC: cw.crc}
 	pb, _ := json.Marshal(ptr)
 	if err := st.db.Update(func(txn *badger.Txn) error { return txn.Set(keySnapPointer, pb) }); err != nil {
-		return fmt.Errorf("write snapshot pointer: %w", err)
+		return 0, fmt.Errorf("write snapshot pointer: %w", err)
 	}
 	// Clean up what the new snapshot makes unnecessary. Failures here only waste space.
 	if hasOld {
@@ -278,6 +287,55 @@ func (st *Store) WriteSnapshot(data []byte, seq uint64, savedAt int64) (err erro
 	}
 	_ = st.deletePrefix(prefixJournal, journalKey(seq))
 	_ = st.deletePrefix(prefixParts, partKey(seq, 1<<31))
+	return cw.size, nil
+}
+
+// WriteSnapshotFrom: see WriteSnapshotFromSize.
+func (st *Store) WriteSnapshotFrom(encode func(io.Writer) error, seq uint64, savedAt int64) error {
+	_, err := st.WriteSnapshotFromSize(encode, seq, savedAt)
+	return err
+}
+
+// chunkWriter stores what is written to it as snapshot chunks of snapChunkSize bytes
+// (the last one shorter; an empty snapshot is one empty chunk), with size and checksum.
+type chunkWriter struct {
+	st     *Store
+	id     uint64
+	buf    []byte
+	chunks int
+	size   int
+	crc    uint32
+}
+
+func (cw *chunkWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		take := min(len(p), snapChunkSize-len(cw.buf))
+		cw.buf = append(cw.buf, p[:take]...)
+		p = p[take:]
+		if len(cw.buf) == snapChunkSize {
+			if err := cw.flush(false); err != nil {
+				return n - len(p), err
+			}
+		}
+	}
+	return n, nil
+}
+
+// flush stores the buffered bytes as the next chunk (at the end, even when empty if no
+// chunk was stored yet).
+func (cw *chunkWriter) flush(final bool) error {
+	if len(cw.buf) == 0 && !(final && cw.chunks == 0) {
+		return nil
+	}
+	chunk := cw.buf
+	if err := cw.st.db.Update(func(txn *badger.Txn) error { return txn.Set(snapKey(cw.id, cw.chunks), chunk) }); err != nil {
+		return fmt.Errorf("write snapshot chunk: %w", err)
+	}
+	cw.crc = crc32.Update(cw.crc, crcTable, chunk)
+	cw.size += len(chunk)
+	cw.chunks++
+	cw.buf = cw.buf[:0] // Badger needs the value only until the transaction commits
 	return nil
 }
 
