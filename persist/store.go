@@ -45,6 +45,9 @@ type snapPointer struct {
 type Store struct {
 	db     *badger.DB
 	snapMu sync.Mutex // one snapshot write at a time
+	// trimmed: journal records (and parts) up to this sequence are known deleted in
+	// this run, so the next trim starts after it (guarded by snapMu).
+	trimmed uint64
 	// failAppend, when set (tests only), makes Append fail as a full disk would.
 	failAppend func() error
 	// failTxn, when set (tests only), fails the i-th transaction of an Append.
@@ -285,8 +288,7 @@ func (st *Store) WriteSnapshotFromSize(encode func(io.Writer) error, seq uint64,
 	if hasOld {
 		_ = st.deletePrefix(snapPrefix(old.ID), nil)
 	}
-	_ = st.deletePrefix(prefixJournal, journalKey(seq))
-	_ = st.deletePrefix(prefixParts, partKey(seq, 1<<31))
+	st.trimJournal(seq)
 	return cw.size, nil
 }
 
@@ -341,12 +343,24 @@ func (cw *chunkWriter) flush(final bool) error {
 
 // deletePrefix deletes keys with the prefix, up to and including upTo when given.
 func (st *Store) deletePrefix(prefix, upTo []byte) error {
+	return st.deleteRange(prefix, nil, upTo)
+}
+
+// deleteRange deletes the keys with the prefix from from (the prefix's start when nil)
+// up to and including upTo (the prefix's end when nil). Each batch resumes after the
+// last key deleted: starting over at the prefix would walk every tombstone left by the
+// batches before (and by earlier trims, until compaction drops them) again.
+func (st *Store) deleteRange(prefix, from, upTo []byte) error {
+	start := prefix
+	if from != nil {
+		start = from
+	}
 	for {
 		var keys [][]byte
 		err := st.db.View(func(txn *badger.Txn) error {
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 			defer it.Close()
-			for it.Rewind(); it.Valid() && len(keys) < 1000; it.Next() {
+			for it.Seek(start); it.Valid() && len(keys) < 1000; it.Next() {
 				k := it.Item().KeyCopy(nil)
 				if upTo != nil && string(k) > string(upTo) {
 					break
@@ -371,6 +385,22 @@ func (st *Store) deletePrefix(prefix, upTo []byte) error {
 		if len(keys) < 1000 {
 			return nil
 		}
+		start = append(keys[len(keys)-1], 0)
+	}
+}
+
+// trimJournal deletes the journal records and record parts up to seq (covered by the
+// current snapshot). The first trim of a run starts at the beginning, so records a
+// failed earlier trim left behind go too.
+func (st *Store) trimJournal(seq uint64) {
+	var fromJ, fromP []byte
+	if st.trimmed > 0 {
+		fromJ, fromP = journalKey(st.trimmed+1), partKey(st.trimmed+1, 0)
+	}
+	errJ := st.deleteRange(prefixJournal, fromJ, journalKey(seq))
+	errP := st.deleteRange(prefixParts, fromP, partKey(seq, 1<<31))
+	if errJ == nil && errP == nil {
+		st.trimmed = seq
 	}
 }
 
