@@ -117,7 +117,7 @@ func New(cfg Config, node Node, log zerolog.Logger, opts ...Option) *Server {
 		DisableStartupMessage: true,
 		Immutable:             true, // request strings and bodies outlive handlers (commands, events)
 		BodyLimit:             maxBulkContentBody + (1 << 20),
-		ReadBufferSize:        16 << 10,
+		ReadBufferSize:        8 << 10, // request line + headers (nginx's limit); each connection, websockets included, keeps one
 		ErrorHandler:          s.handleError,
 		ReadTimeout:           60 * time.Second,
 		IdleTimeout:           120 * time.Second,
