@@ -502,7 +502,7 @@ func (n *Node) maybeSnapshot(force bool) {
 // writeSnapshot encodes and stores a snapshot (streamed: see Store.WriteSnapshotFrom).
 func (n *Node) writeSnapshot(encode func(io.Writer) error, seq uint64, savedAt int64) error {
 	t0 := time.Now()
-	size, err := n.st.WriteSnapshotFromSize(encode, seq, savedAt)
+	size, err := n.st.WriteSnapshotFrom(encode, seq, savedAt)
 	if err != nil {
 		n.log.Error().Err(err).Msg("snapshot write failed")
 		return err

@@ -33,7 +33,7 @@ func TestStreamedSnapshotChunks(t *testing.T) {
 		}
 		return nil
 	}
-	size, err := st.WriteSnapshotFromSize(encode, 10, 1)
+	size, err := st.WriteSnapshotFrom(encode, 10, 1)
 	if err != nil || size != len(want) {
 		t.Fatalf("write: size %d err %v", size, err)
 	}
@@ -47,7 +47,7 @@ func TestStreamedSnapshotChunks(t *testing.T) {
 
 	// A failing encoder after more than one chunk.
 	boom := errors.New("disk full")
-	_, err = st.WriteSnapshotFromSize(func(w io.Writer) error {
+	_, err = st.WriteSnapshotFrom(func(w io.Writer) error {
 		if _, err := w.Write(make([]byte, snapChunkSize+1)); err != nil {
 			return err
 		}
@@ -65,7 +65,7 @@ func TestStreamedSnapshotChunks(t *testing.T) {
 	}
 
 	// An empty snapshot is one empty chunk.
-	if _, err := st.WriteSnapshotFromSize(func(io.Writer) error { return nil }, 30, 3); err != nil {
+	if _, err := st.WriteSnapshotFrom(func(io.Writer) error { return nil }, 30, 3); err != nil {
 		t.Fatal(err)
 	}
 	got, ptr, _, err = st.loadSnapshot()

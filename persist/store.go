@@ -246,16 +246,17 @@ func (st *Store) decodeRecord(txn *badger.Txn, seq uint64, v []byte) ([]byte, bo
 // atomically (pointer flip) and then drops the previous snapshot and the journal records
 // it covers.
 func (st *Store) WriteSnapshot(data []byte, seq uint64, savedAt int64) error {
-	return st.WriteSnapshotFrom(func(w io.Writer) error {
+	_, err := st.WriteSnapshotFrom(func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	}, seq, savedAt)
+	return err
 }
 
 // WriteSnapshotFrom is WriteSnapshot for a snapshot that encode streams out: it is
 // stored chunk by chunk as it is produced, so the whole snapshot is never in memory.
 // It returns the snapshot's size.
-func (st *Store) WriteSnapshotFromSize(encode func(io.Writer) error, seq uint64, savedAt int64) (int, error) {
+func (st *Store) WriteSnapshotFrom(encode func(io.Writer) error, seq uint64, savedAt int64) (int, error) {
 	st.snapMu.Lock()
 	defer st.snapMu.Unlock()
 	old, hasOld, err := st.pointer()
@@ -290,12 +291,6 @@ func (st *Store) WriteSnapshotFromSize(encode func(io.Writer) error, seq uint64,
 	}
 	st.trimJournal(seq)
 	return cw.size, nil
-}
-
-// WriteSnapshotFrom: see WriteSnapshotFromSize.
-func (st *Store) WriteSnapshotFrom(encode func(io.Writer) error, seq uint64, savedAt int64) error {
-	_, err := st.WriteSnapshotFromSize(encode, seq, savedAt)
-	return err
 }
 
 // chunkWriter stores what is written to it as snapshot chunks of snapChunkSize bytes
