@@ -123,10 +123,14 @@ func (r *pairRow) add(b, d int32, numbers int) {
 	case numbers >= pairDenseMin && len(r.list)*4 >= numbers:
 		r.toDense(numbers)
 	case r.index == nil && len(r.list) > pairIndexAt:
-		r.index = make(map[int32]int32, 2*len(r.list))
-		for i, pc := range r.list {
-			r.index[pc.other] = int32(i)
-		}
+		r.buildIndex()
+	}
+}
+
+func (r *pairRow) buildIndex() {
+	r.index = make(map[int32]int32, 2*len(r.list))
+	for i, pc := range r.list {
+		r.index[pc.other] = int32(i)
 	}
 }
 
@@ -148,9 +152,6 @@ func (r *pairRow) toSparse() {
 	}
 	r.dense, r.nnz, r.list = nil, 0, list
 	if len(list) > pairIndexAt {
-		r.index = make(map[int32]int32, 2*len(list))
-		for i, pc := range list {
-			r.index[pc.other] = int32(i)
-		}
+		r.buildIndex()
 	}
 }
