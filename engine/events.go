@@ -50,6 +50,8 @@ type DeliberationEvent struct {
 type GroupInfo struct {
 	Names   []string `json:"names"`
 	Enabled bool     `json:"enabled"`
+	// EventName is options.event_name, for the expo header and page titles.
+	EventName string `json:"event_name"`
 }
 
 // ExpoEvent is the data of an "expo" event: a project entered, changed in or left the

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 func init() {
@@ -23,6 +25,10 @@ const (
 	// maxListLen bounds the option lists (tracks, ignore_tracks) so one request cannot
 	// blow the state up.
 	maxListLen = 1000
+	// DefaultEventName is the event_name of a new event.
+	DefaultEventName = "Podium"
+	// MaxEventNameLen bounds event_name (it has to fit a page title and a TV header).
+	MaxEventNameLen = 80
 )
 
 // SetOptions changes any subset of the settable options (POST /api/admin/options and
@@ -45,6 +51,7 @@ type SetOptions struct {
 	IgnoreTracks   *[]string `json:"ignore_tracks,omitempty"`
 	MaxReqPerMin   *int      `json:"max_req_per_min,omitempty"`
 	BlockReqs      *bool     `json:"block_reqs,omitempty"`
+	EventName      *string   `json:"event_name,omitempty"`
 }
 
 // Kind implements Command.
@@ -76,6 +83,7 @@ func (cmd *SetOptions) fields() []string {
 	add("ignore_tracks", cmd.IgnoreTracks != nil)
 	add("max_req_per_min", cmd.MaxReqPerMin != nil)
 	add("block_reqs", cmd.BlockReqs != nil)
+	add("event_name", cmd.EventName != nil)
 	return out
 }
 
@@ -134,6 +142,13 @@ func (cmd *SetOptions) next(cur *Options) (Options, error) {
 			return o, invalidf("max_req_per_min must be between 1 and %d", MaxReqPerMin)
 		}
 		o.MaxReqPerMin = *v
+	}
+	if v := cmd.EventName; v != nil {
+		name, err := checkEventName(*v)
+		if err != nil {
+			return o, err
+		}
+		o.EventName = name
 	}
 	if v := cmd.IgnoreTracks; v != nil {
 		if err := checkNameList("ignore_tracks", *v, false); err != nil {
@@ -218,6 +233,24 @@ func (cmd *SetOptions) next(cur *Options) (Options, error) {
 	return o, nil
 }
 
+// checkEventName trims an event_name and checks it: 1..MaxEventNameLen characters, no
+// control characters (it goes into an email header and page titles).
+func checkEventName(v string) (string, error) {
+	name := strings.TrimSpace(v)
+	if name == "" {
+		return "", invalidf("event_name is required (it cannot be empty)")
+	}
+	if utf8.RuneCountInString(name) > MaxEventNameLen {
+		return "", invalidf("event_name is longer than %d characters", MaxEventNameLen)
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return "", invalidf("event_name must not contain control characters or line breaks")
+		}
+	}
+	return name, nil
+}
+
 // checkNameList checks a list of names: each non-empty and at most MaxNameLen
 // characters, at most maxListLen of them, and unique when unique is set.
 func checkNameList(field string, list []string, unique bool) error {
@@ -263,7 +296,7 @@ func (cmd *SetOptions) apply(s *State, c *Ctx) (any, error) {
 	s.Options = o
 	c.logf("options changed: %s", strings.Join(fields, ", "))
 
-	if !slices.Equal(old.GroupNames, o.GroupNames) || old.MultiGroup != o.MultiGroup {
+	if !slices.Equal(old.GroupNames, o.GroupNames) || old.MultiGroup != o.MultiGroup || old.EventName != o.EventName {
 		c.emit(Event{Type: EvGroupInfo, To: ToEveryone, Data: s.GroupInfoView()})
 	}
 	if old.NumGroups != o.NumGroups || !slices.Equal(old.GroupSizes, o.GroupSizes) {

@@ -337,3 +337,39 @@ func BenchmarkSetNumGroups(b *testing.B) {
 		apply(&SetOptions{NumGroups: &n}, int64(i+3))
 	}
 }
+
+func TestEventNameOption(t *testing.T) {
+	r := newSettingsRig(t)
+	if got := r.opts().EventName; got != DefaultEventName {
+		t.Fatalf("default event_name = %q, want %q", got, DefaultEventName)
+	}
+	_, evs := r.must(&SetOptions{EventName: strp("  Spring Hack 2026  ")})
+	if got := r.opts().EventName; got != "Spring Hack 2026" {
+		t.Fatalf("event_name = %q, want it trimmed", got)
+	}
+	if !hasEvent(evs, EvGroupInfo) {
+		t.Error("no group_info event after an event_name change (expo headers follow it)")
+	}
+	var gi GroupInfo
+	r.e.Read(func(s *State) { gi = s.GroupInfoView() })
+	if gi.EventName != "Spring Hack 2026" {
+		t.Errorf("group info event_name = %q", gi.EventName)
+	}
+	long := make([]rune, MaxEventNameLen+1)
+	for i := range long {
+		long[i] = 'é'
+	}
+	for _, bad := range []string{"", "   ", "Hack\r\nBcc: x@y.z", string(long)} {
+		r.refuse(KindInvalid, &SetOptions{EventName: strp(bad), MinViews: intp(7)})
+	}
+	if o := r.opts(); o.EventName != "Spring Hack 2026" || o.MinViews != 3 {
+		t.Errorf("a refused change changed the options: %q %d", o.EventName, o.MinViews)
+	}
+	// A snapshot from before the option comes back with the default.
+	s := NewState()
+	s.Options.EventName = ""
+	s.reindex()
+	if s.Options.EventName != DefaultEventName {
+		t.Errorf("event_name after restoring an old snapshot = %q", s.Options.EventName)
+	}
+}

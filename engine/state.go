@@ -152,6 +152,9 @@ type Options struct {
 	IgnoreTracks   []string          `json:"ignore_tracks"`
 	MaxReqPerMin   int               `json:"max_req_per_min"`
 	BlockReqs      bool              `json:"block_reqs"`
+	// EventName is the event's display name (page titles, the expo header, the
+	// login-code email subject).
+	EventName string `json:"event_name"`
 }
 
 // DefaultOptions returns the options of a new event.
@@ -170,6 +173,7 @@ func DefaultOptions(id ID) Options {
 		GroupNames:     []string{"Group 1", "Group 2", "Group 3"},
 		IgnoreTracks:   []string{},
 		MaxReqPerMin:   100,
+		EventName:      DefaultEventName,
 	}
 }
 
@@ -213,6 +217,9 @@ func (s *State) reindex() {
 		s.AdminSessions = map[string]int64{}
 	}
 	s.Content.fill()
+	if s.Options.EventName == "" {
+		s.Options.EventName = DefaultEventName // a snapshot from before event_name
+	}
 	s.codeIndex = make(map[string]ID, len(s.Judges))
 	s.tokenIndex = make(map[string]ID, len(s.Judges))
 	for id, j := range s.Judges {

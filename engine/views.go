@@ -150,5 +150,5 @@ func (s *State) OptionsView() Options {
 
 // GroupInfoView returns the group names and whether groups are on.
 func (s *State) GroupInfoView() GroupInfo {
-	return GroupInfo{Names: append([]string{}, s.Options.GroupNames...), Enabled: s.Options.MultiGroup}
+	return GroupInfo{Names: append([]string{}, s.Options.GroupNames...), Enabled: s.Options.MultiGroup, EventName: s.Options.EventName}
 }

@@ -135,7 +135,7 @@ func TestConformanceProjectAndOptionFields(t *testing.T) {
 	wantKeys(t, "options", opts, "id", "ref", "clock", "judging_timer", "min_views", "clock_sync", "deliberation",
 		"judge_tracks", "tracks", "track_views", "multi_group", "num_groups", "group_sizes", "switching_mode",
 		"auto_switch_prop", "manual_switches", "qr_code", "track_qr_codes", "group_names", "ignore_tracks",
-		"max_req_per_min", "block_reqs")
+		"max_req_per_min", "block_reqs", "event_name")
 	var o map[string]json.RawMessage
 	json.Unmarshal(opts, &o)
 	defaults := map[string]string{
@@ -143,7 +143,7 @@ func TestConformanceProjectAndOptionFields(t *testing.T) {
 		"judge_tracks": "false", "tracks": "[]", "track_views": "[]", "multi_group": "false", "num_groups": "3",
 		"group_sizes": "[30,30,30]", "switching_mode": `"auto"`, "auto_switch_prop": "0.1", "manual_switches": "0",
 		"qr_code": `""`, "track_qr_codes": "{}", "group_names": `["Group 1","Group 2","Group 3"]`,
-		"ignore_tracks": "[]", "max_req_per_min": "100", "block_reqs": "false",
+		"ignore_tracks": "[]", "max_req_per_min": "100", "block_reqs": "false", "event_name": `"Podium"`,
 		"clock": `{"start_time":0,"pause_time":0,"running":false}`,
 	}
 	for k, want := range defaults {
@@ -167,7 +167,8 @@ func TestConformanceProjectAndOptionFields(t *testing.T) {
 
 	var gi json.RawMessage
 	ts.must(200, "GET", "/api/group-info", nil, anon, &gi)
-	if string(gi) != `{"names":["Group 1","Group 2","Group 3"],"enabled":false}` {
+	// event_name is an addition (docs/behaviour.md, "Dashboard and expo").
+	if string(gi) != `{"names":["Group 1","Group 2","Group 3"],"enabled":false,"event_name":"Podium"}` {
 		t.Errorf("group-info = %s", gi)
 	}
 	for _, path := range []string{"/api/admin/stats", "/api/project/stats", "/api/judge/stats"} {

@@ -105,6 +105,7 @@ type loginMail struct {
 	name  string
 	email string
 	code  string
+	event string // options.event_name when the mail was queued (the subject names it)
 }
 
 // sendLoginCodes hands the new judges' login-code emails to the outbox (SPEC §10). It
@@ -113,9 +114,11 @@ func (s *Server) sendLoginCodes(judges []engine.CreatedJudge) {
 	if len(judges) == 0 || s.ext.mail.outbox == nil {
 		return
 	}
+	var event string
+	s.node.Read(func(st *engine.State) { event = st.Options.EventName })
 	batch := make([]loginMail, len(judges))
 	for i, j := range judges {
-		batch[i] = loginMail{judge: j.ID, name: j.Name, email: j.Email, code: j.Code}
+		batch[i] = loginMail{judge: j.ID, name: j.Name, email: j.Email, code: j.Code, event: event}
 	}
 	s.ext.mail.outbox.enqueue(batch)
 }
@@ -130,8 +133,15 @@ func loginLink(publicURL, code string) string {
 	return base + "/?code=" + url.QueryEscape(code)
 }
 
-// mailSubject is the subject of the login-code email.
-const mailSubject = "Your judging login code"
+// mailSubject is the subject of the login-code email: "<event_name>: your judging login
+// code" (control characters removed; "Podium" when the name is empty).
+func mailSubject(event string) string {
+	event = strings.TrimSpace(headerText(event))
+	if event == "" {
+		event = engine.DefaultEventName
+	}
+	return event + ": your judging login code"
+}
 
 // senderAddress is EMAIL_FROM, else SMTP_USERNAME when it is an address, else
 // podium@<host of PUBLIC_URL or localhost>.
@@ -176,7 +186,7 @@ func composeLoginMail(cfg SMTPConfig, publicURL string, m loginMail, now time.Ti
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "From: %s\r\n", from.String())
 	fmt.Fprintf(&b, "To: %s\r\n", to.String())
-	fmt.Fprintf(&b, "Subject: %s\r\n", mime.QEncoding.Encode("utf-8", mailSubject))
+	fmt.Fprintf(&b, "Subject: %s\r\n", mime.QEncoding.Encode("utf-8", mailSubject(m.event)))
 	fmt.Fprintf(&b, "Date: %s\r\n", now.Format(time.RFC1123Z))
 	fmt.Fprintf(&b, "Message-ID: <%s@%s>\r\n", hex.EncodeToString(id[:]), domain)
 	b.WriteString("MIME-Version: 1.0\r\n")

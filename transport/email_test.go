@@ -285,8 +285,8 @@ func TestEmailLoginCode(t *testing.T) {
 	if m.to != "ada@example.com" || m.toName != "Ada Lövelace" || m.from != "jury@example.com" || m.fromName != "Hackathon Jury" {
 		t.Errorf("headers %+v", m)
 	}
-	if m.subject != mailSubject {
-		t.Errorf("subject %q", m.subject)
+	if m.subject != "Podium: your judging login code" {
+		t.Errorf("subject %q, want the default event name in it", m.subject)
 	}
 	if !strings.Contains(m.body, code) || !strings.Contains(m.body, "https://podium.example.com/?code="+code) ||
 		!strings.Contains(m.body, "Hello Ada Lövelace") {
@@ -307,7 +307,8 @@ func TestEmailLoginCode(t *testing.T) {
 		}
 		obs.await(t)
 	}
-	// QR self-signup mails the code too.
+	// QR self-signup mails the code too; the subject names the event (options.event_name).
+	ts.must(200, "POST", "/api/admin/options", map[string]any{"event_name": "  Spring Hack ✨ 2026 "}, asAdmin, nil)
 	var q qrCodeResp
 	ts.must(200, "POST", "/api/admin/qr", nil, asAdmin, &q)
 	var added qrOKResp
@@ -315,6 +316,9 @@ func TestEmailLoginCode(t *testing.T) {
 	got = smtp.await(t)
 	if got.to[0] != "dee@example.com" || !strings.Contains(parseMail(t, got.data).body, added.Code) {
 		t.Fatalf("QR signup mail to %q", got.to)
+	}
+	if sub := parseMail(t, got.data).subject; sub != "Spring Hack ✨ 2026: your judging login code" {
+		t.Errorf("subject with event_name = %q", sub)
 	}
 	obs.await(t)
 	if obs.sent.Load() != 4 || obs.failed.Load() != 0 || obs.skipped.Load() != 0 {
