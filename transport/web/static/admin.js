@@ -62,6 +62,7 @@ function startDash() {
   A.socket = new LiveSocket(onMessage, (up) => {
     $('#live').textContent = up ? 'live' : 'offline';
     if (up) refreshAll(); // catch up on anything missed while disconnected
+    if (up) window.dispatchEvent(new CustomEvent('podium:ws', { detail: { type: 'resync', data: {} } }));
   });
   setInterval(renderClock, 1000); // local display tick; the values come from the socket
   refreshAll();
@@ -246,6 +247,8 @@ const refetch = {
 };
 
 function onMessage(type, d) {
+  // content.js and reset.js follow the same socket.
+  window.dispatchEvent(new CustomEvent('podium:ws', { detail: { type, data: d } }));
   switch (type) {
     case 'hello':
       if (d.clock) setClock(d.clock);
@@ -260,6 +263,7 @@ function onMessage(type, d) {
       break;
     case 'group_info':
       A.groupInfo = d;
+      if (d.event_name) document.title = `Admin · ${d.event_name}`;
       renderCoverage();
       break;
     case 'stats':
@@ -655,6 +659,9 @@ function renderCoverage() {
   for (const p of active) perGroup[p.group] += p.seen;
   const gbars = perGroup.map((v, g) => ({ key: g, label: groupName({ names }, g), short: groupName({ names }, g).slice(0, 10), value: v }));
   const gv = $('#group-views');
+  const groupsOn = !!A.groupInfo.enabled; // "Views per group" only with groups on
+  gv.hidden = !groupsOn;
+  $('#grp-title').hidden = !groupsOn;
   gv.replaceChildren(active.length ? barChart('Views per group', gbars) : h('p', { class: 'muted' }, 'No views yet.'));
   gv.dataset.counts = perGroup.join(',');
 }
@@ -729,7 +736,8 @@ async function loadOptions() {
   const o = await quiet(api('GET', '/api/admin/options'));
   if (!o) return;
   A.options = o;
-  A.groupInfo = { names: o.group_names || [], enabled: !!o.multi_group };
+  A.groupInfo = { names: o.group_names || [], enabled: !!o.multi_group, event_name: o.event_name };
+  document.title = `Admin · ${o.event_name || 'Podium'}`;
   setDeliberation(!!o.deliberation);
   fillOptions(o);
   const sel = $('#ja-track');
@@ -744,6 +752,7 @@ async function loadOptions() {
 function fillOptions(o) {
   const f = $('#options-form');
   if (f.contains(document.activeElement) && f.dataset.dirty === '1') return; // don't clobber edits
+  $('#o-event_name').value = o.event_name || '';
   $('#o-judging_timer').value = o.judging_timer;
   $('#o-min_views').value = o.min_views;
   $('#o-clock_sync').checked = !!o.clock_sync;
@@ -773,6 +782,7 @@ $('#options-form').addEventListener('submit', async (ev) => {
   err.hidden = true;
   const o = A.options || {};
   const want = {
+    event_name: $('#o-event_name').value.trim(),
     judging_timer: Number($('#o-judging_timer').value),
     min_views: Number($('#o-min_views').value),
     clock_sync: $('#o-clock_sync').checked,

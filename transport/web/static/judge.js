@@ -366,7 +366,14 @@ $('#skip-form').addEventListener('submit', async (ev) => {
 
 // ---------- live updates ----------
 
+/** eventTitle puts options.event_name into the page title. */
+function eventTitle(gi) {
+  if (gi && gi.event_name) document.title = `Judging · ${gi.event_name}`;
+}
+api('GET', '/api/group-info').then(eventTitle, () => {});
+
 function onMessage(type, d) {
+  if (type === 'group_info') eventTitle(d);
   switch (type) {
     case 'hello':
       if (d.clock) S.running = !!d.clock.running;

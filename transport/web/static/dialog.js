@@ -1,0 +1,37 @@
+// The dashboard's modal dialog (#dialog in admin.html) for the modules that live beside
+// admin.js (content.js, reset.js): confirm with a title, a body and OK / Cancel.
+import { $ } from './lib.js';
+
+/**
+ * dialog shows #dialog with title and body (nodes) and resolves true when OK was
+ * chosen. danger makes OK the red button.
+ */
+export function dialog(title, body, { okText = 'OK', cancel = true, danger = false } = {}) {
+  const d = $('#dialog');
+  $('#dialog-title').textContent = title;
+  $('#dialog-body').replaceChildren(...[].concat(body || []));
+  const ok = $('#dialog-ok');
+  ok.textContent = okText;
+  ok.className = danger ? 'danger' : 'primary';
+  $('#dialog-cancel').hidden = !cancel;
+  return new Promise((resolve) => {
+    d.addEventListener('close', () => resolve(d.returnValue === 'ok'), { once: true });
+    d.returnValue = '';
+    d.showModal();
+    ok.focus();
+  });
+}
+
+/**
+ * onSocket calls fn(type, data) for every websocket message the dashboard receives
+ * (admin.js re-dispatches them as "podium:ws"), and with type "resync" after a
+ * reconnect.
+ */
+export function onSocket(fn) {
+  window.addEventListener('podium:ws', (ev) => fn(ev.detail.type, ev.detail.data || {}));
+}
+
+/** whenShown calls fn each time the panel el is shown (its hidden attribute goes away). */
+export function whenShown(el, fn) {
+  new MutationObserver(() => { if (!el.hidden) fn(); }).observe(el, { attributes: true, attributeFilter: ['hidden'] });
+}
