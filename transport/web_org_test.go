@@ -385,6 +385,7 @@ func TestWebOrganiser(t *testing.T) {
 		if bad := evalJS[[]string](t, k, oneLine); len(bad) > 0 {
 			t.Errorf("kiosk: table numbers wrap: %v", bad)
 		}
+		run(t, k, "end the page fade", chromedp.Evaluate[chromedp.Void](`document.getAnimations().forEach(a => a.finish())`))
 		png, err := chromedp.Run(k, chromedp.FullScreenshot(100))
 		if err == nil {
 			err = os.WriteFile(filepath.Join(b.shots, "expo-kiosk-1920.png"), png, 0o644)

@@ -35,7 +35,7 @@ function fromLocalInput(v) {
 }
 
 const dayKey = (d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
-const hhmm = (d) => d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+const hhmm = (d) => d.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' });
 const dayTitle = (d) => d.toLocaleDateString([], { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
 const tagList = (s) => s.split(',').map((x) => x.trim()).filter(Boolean);
 const byOrder = (a, b) => a.display_order - b.display_order || String(a.name || a.question).localeCompare(String(b.name || b.question));
@@ -89,7 +89,7 @@ function field(id, label, input, hint) {
 
 function build() {
   // Import / export.
-  el.importFile = h('input', { type: 'file', id: 'content-import-file', accept: '.json,application/json' });
+  el.importFile = h('input', { type: 'file', id: 'content-import-file', class: 'visually-hidden', accept: '.json,application/json' });
   el.importErr = h('p', { class: 'banner bad', role: 'alert', id: 'content-import-error', hidden: true });
   el.exportLink = h('a', { id: 'content-export-link', hidden: true }, 'Download');
   const io = h('div', { class: 'card' },
@@ -97,10 +97,10 @@ function build() {
     h('p', { class: 'muted' }, 'The schedule, sponsors and FAQ below are what the event website gets from the public content API (/v1/public/schedule, /sponsors, /faq). Times are shown and entered in this browser’s time zone.'),
     h('div', { class: 'row' },
       h('button', { type: 'button', id: 'content-export', onclick: exportDoc }, 'Export all (JSON)'),
-      el.exportLink,
-      h('span', { class: 'spacer' }),
-      h('label', { for: 'content-import-file', class: 'inline' }, 'Import a JSON document (replaces everything):'),
-      el.importFile),
+      h('label', { for: 'content-import-file', class: 'button file-button' }, 'Import JSON…'),
+      el.importFile,
+      h('span', { class: 'hint' }, 'An import replaces the whole schedule, sponsor list and FAQ.'),
+      el.exportLink),
     el.importErr);
   el.importFile.addEventListener('change', importDoc);
 

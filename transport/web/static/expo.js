@@ -103,6 +103,7 @@ function paginate() {
     showPage();
     return;
   }
+  grid.style.removeProperty('--card-h'); // measure at the smallest card height (CSS)
   const cs = getComputedStyle(grid);
   const cols = Math.max(1, cs.gridTemplateColumns.split(' ').filter(Boolean).length);
   const gap = parseFloat(cs.rowGap) || 0;
@@ -110,6 +111,8 @@ function paginate() {
   const foot = $('#kiosk-foot').getBoundingClientRect().height;
   const avail = window.innerHeight - grid.getBoundingClientRect().top - foot - 8;
   const rows = Math.max(1, Math.floor((avail + gap) / (rowH + gap)));
+  // Then the cards grow to fill the screen's height evenly.
+  grid.style.setProperty('--card-h', `${Math.floor((avail - (rows - 1) * gap) / rows)}px`);
   E.perPage = cols * rows;
   E.pages = Math.max(1, Math.ceil(items.length / E.perPage));
   if (E.page >= E.pages) E.page = 0;
@@ -145,7 +148,6 @@ function renderClock() {
   const t = E.clock.time + (E.clock.running ? Date.now() - E.clockAt : 0);
   $('#expo-clock-time').textContent = fmtClock(t);
   $('#expo-clock-state').textContent = E.clock.running ? 'running' : 'paused';
-  $('#expo-clock').hidden = !KIOSK;
 }
 
 // ---------- live updates ----------
@@ -176,8 +178,12 @@ if (KIOSK) {
   $('#filters').hidden = true;
   $('#kiosk-foot').hidden = false;
   setInterval(nextPage, PAGE_SECONDS * 1000);
+  $('#expo-clock').hidden = false;
   setInterval(renderClock, 1000);
-  window.addEventListener('resize', debounce(paginate, 150));
+  // The page size follows the screen and the header (a longer event name can wrap it).
+  const repage = debounce(paginate, 150);
+  window.addEventListener('resize', repage);
+  new ResizeObserver(repage).observe($('.topbar'));
 }
 
 let first = true;
