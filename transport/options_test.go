@@ -103,6 +103,8 @@ func TestOptionsValidation(t *testing.T) {
 		`{"tracks": ["a", "a"]}`, `{"tracks": [""]}`, `{"tracks": "AI"}`, `{"tracks": [1]}`,
 		`{"track_views": [1, 2]}`, `{"track_views": [0]}`, `{"tracks": ["a", "b"], "track_views": [3]}`,
 		`{"ignore_tracks": [""]}`, `{"clock_sync": "yes"}`, `{"block_reqs": 1}`,
+		`{"event_name": ""}`, `{"event_name": "  "}`, `{"event_name": "a\nBcc: x@example.com"}`, `{"event_name": 7}`,
+		`{"event_name": "` + strings.Repeat("x", 81) + `"}`,
 		`{"judging_timer": 60, "min_views": -1}`, // one bad field refuses the good one too
 		`not json`, `[]`, `null`, `"x"`, `{"judging_timer": 60`,
 	}
