@@ -406,6 +406,26 @@ func TestWebOrganiser(t *testing.T) {
 	})
 }
 
+// TestWebKioskGroup: a kiosk per hall, ?group= presets the group filter.
+func TestWebKioskGroup(t *testing.T) {
+	b := startChromium(t)
+	ts := startServer(t)
+	ts.must(200, "POST", "/api/admin/options", map[string]any{"multi_group": true, "num_groups": 2, "group_sizes": []int{2, 2}, "group_names": []string{"North hall", "South hall"}}, asAdmin, nil)
+	for _, n := range []string{"Ant", "Bee", "Cat", "Dog"} {
+		ts.addProject(n, "")
+	}
+	ctx := b.tab(t)
+	run(t, ctx, "kiosk size", chromedp.EmulateViewport(1920, 1080))
+	run(t, ctx, "open kiosk for the south hall", chromedp.Navigate(ts.URL+"/expo?kiosk=1&group=1"))
+	waitJS(t, ctx, "two projects", `document.querySelectorAll('#projects > li').length === 2 && document.querySelector('#count').textContent.startsWith('2 of 4')`)
+	if got := evalJS[string](t, ctx, `[...document.querySelectorAll('#projects h2')].map(e => e.textContent).join(',')`); got != "Cat,Dog" {
+		t.Errorf("south hall kiosk shows %s", got)
+	}
+	if evalJS[string](t, ctx, `document.querySelector('#kiosk-page').textContent`) != "" {
+		t.Error("one page shows a page counter")
+	}
+}
+
 // judgeList reads all judges from the admin API.
 func judgeList(ts *testServer) []map[string]any {
 	var list []map[string]any

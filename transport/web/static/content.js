@@ -166,6 +166,7 @@ function openEditor(f, title, focus) {
 function closeEditor(f) {
   f.form.hidden = true;
   delete f.form.dataset.id;
+  f.form.closest('section').querySelector('button.primary').focus(); // back to "Add …"
 }
 
 function editSchedule(e) {

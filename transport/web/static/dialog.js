@@ -18,7 +18,7 @@ export function dialog(title, body, { okText = 'OK', cancel = true, danger = fal
     d.addEventListener('close', () => resolve(d.returnValue === 'ok'), { once: true });
     d.returnValue = '';
     d.showModal();
-    ok.focus();
+    (danger && cancel ? $('#dialog-cancel') : ok).focus(); // Enter must not destroy by accident
   });
 }
 
