@@ -243,6 +243,30 @@ func TestWebOrganiser(t *testing.T) {
 			t.Fatalf("re-import of the export: %d %s", code, body)
 		}
 
+		// Remove a logo: the sponsor stays, without it. (The re-import gave new ids: wait
+		// for the page to show them.)
+		var acme string
+		for _, s := range publicContent(ts, "sponsors") {
+			if s["name"] == "Acme Cloud" {
+				acme = s["id"].(string)
+			}
+		}
+		waitJS(t, ctx, "page has the new ids", fmt.Sprintf(`!!document.querySelector('#sp-list li[data-id="%s"]')`, acme))
+		run(t, ctx, "edit Acme",
+			chromedp.Click(chromedp.CSS(`#sp-list button[aria-label="Edit Acme Cloud"]`)),
+			chromedp.WaitVisible(chromedp.CSS("#sp-preview")),
+			chromedp.Click(chromedp.CSS("#sp-clear-logo")),
+			chromedp.Click(chromedp.CSS("#sp-save")),
+		)
+		eventually(t, "logo removed", func() bool {
+			for _, s := range publicContent(ts, "sponsors") {
+				if s["name"] == "Acme Cloud" {
+					return s["logo_data"] == "" && s["logo_content_type"] == "" && s["tier"] == "Gold"
+				}
+			}
+			return false
+		})
+
 		run(t, ctx, "bad import", chromedp.SetUploadFiles(chromedp.CSS("#content-import-file"), []string{writeFile(t, dir, "bad.json", []byte(`{"schedule": []}`))}))
 		waitJS(t, ctx, "import error", `!document.querySelector('#content-import-error').hidden && document.querySelector('#content-import-error').textContent.includes('sponsors, faq')`)
 		doc["schedule"] = doc["schedule"][:1]
@@ -284,6 +308,22 @@ func TestWebOrganiser(t *testing.T) {
 		waitJS(t, ctx, "per-group chart with groups on", `!document.querySelector('#group-views').hidden && !document.querySelector('#grp-title').hidden`)
 		ts.must(200, "POST", "/api/admin/options", map[string]any{"multi_group": false}, asAdmin, nil)
 		waitJS(t, ctx, "per-group chart gone", `document.querySelector('#group-views').hidden`)
+
+		// The event name from the settings form reaches the page title and the expo.
+		if got := evalJS[string](t, ctx, `document.title`); got != "Admin · Podium" {
+			t.Errorf("admin title %q", got)
+		}
+		run(t, ctx, "settings tab", chromedp.Click(chromedp.CSS("#tab-settings")), chromedp.WaitVisible(chromedp.CSS("#o-event_name")))
+		waitJS(t, ctx, "options loaded", `document.querySelector('#o-event_name').value === 'Podium'`)
+		run(t, ctx, "rename event", setInput("#o-event_name", "Dry Run Hack"), chromedp.Click(chromedp.CSS("#options-form button[type=submit]")))
+		eventually(t, "event renamed", func() bool {
+			var o struct {
+				EventName string `json:"event_name"`
+			}
+			ts.must(200, "GET", "/api/admin/options", nil, asAdmin, &o)
+			return o.EventName == "Dry Run Hack"
+		})
+		waitJS(t, ctx, "admin title follows", `document.title === 'Admin · Dry Run Hack'`)
 
 		run(t, ctx, "data tab", chromedp.Click(chromedp.CSS("#tab-data")), chromedp.WaitVisible(chromedp.CSS("#reset-form")))
 		if !evalJS[bool](t, ctx, `document.querySelector('#reset-go').disabled`) {
@@ -361,7 +401,10 @@ func TestWebOrganiser(t *testing.T) {
 		}
 		// The event name follows live.
 		ts.must(200, "POST", "/api/admin/options", map[string]any{"event_name": "Spring Hack Finals"}, asAdmin, nil)
-		waitJS(t, ctx, "renamed", `document.querySelector('#event-name').textContent === 'Spring Hack Finals'`)
+		waitJS(t, ctx, "renamed", `document.querySelector('#event-name').textContent === 'Spring Hack Finals' && document.title === 'Expo · Spring Hack Finals'`)
+		j := b.tab(t)
+		run(t, j, "judge app", chromedp.Navigate(ts.URL+"/"))
+		waitJS(t, j, "judge title", `document.title === 'Judging · Spring Hack Finals'`)
 
 		// Kiosk: no controls, large type, the clock, and it pages by itself.
 		k := b.tab(t)

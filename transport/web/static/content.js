@@ -54,7 +54,9 @@ async function save(method, path, body, errEl, okMsg) {
     return r || true;
   } catch (e) {
     if (e.status === 401) { location.reload(); return null; }
-    fail(errEl, e.message);
+    fail(errEl, e.status === 404 && method === 'PUT'
+      ? 'This entry no longer exists: it was deleted or replaced elsewhere (an import, another dashboard). Cancel, then add it again.'
+      : e.message);
     return null;
   }
 }
