@@ -41,7 +41,7 @@ $('#login-form').addEventListener('submit', async (ev) => {
   try {
     await api('POST', '/api/admin/login', { password: $('#login-password').value });
   } catch (e) {
-    err.textContent = e.status === 401 ? 'Wrong password.' : e.message;
+    err.textContent = e.status === 400 || e.status === 401 ? 'Wrong password.' : e.message;
     err.hidden = false;
     return;
   }
@@ -449,6 +449,7 @@ function judgeDetails(j) {
   const seen = j.seen_projects || [];
   const byId = new Map(seen.map((s) => [s.project_id, s]));
   const ranked = (j.rankings || []).map((id) => byId.get(id)).filter(Boolean);
+  const flagged = j.flagged || [];
   const body = [
     h('p', {}, `${j.email} · code `, h('span', { class: 'code' }, j.code), j.track ? ` · track ${j.track}` : ''),
     j.notes ? h('p', { class: 'muted' }, `Notes: ${j.notes}`) : null,
@@ -456,6 +457,11 @@ function judgeDetails(j) {
     ranked.length ? h('ol', {}, ...ranked.map((s) => h('li', {}, `${s.name} (table ${s.location})`))) : h('p', { class: 'muted' }, 'No ranking submitted.'),
     h('h3', {}, `Judged projects (${seen.length})`),
     seen.length ? h('ul', {}, ...seen.map((s) => h('li', {}, h('strong', {}, s.name), ` · table ${s.location}`, s.starred ? ' · ★ starred' : '', s.notes ? h('div', { class: 'muted' }, s.notes) : null))) : h('p', { class: 'muted' }, 'Nothing judged yet.'),
+    h('h3', {}, `Flagged (${flagged.length})`),
+    flagged.length ? h('ul', { class: 'judge-flagged' }, ...flagged.map((id) => {
+      const p = A.projects.find((x) => x.id === id);
+      return h('li', {}, p ? `${p.name} (table ${p.location})` : id);
+    })) : h('p', { class: 'muted' }, 'No projects flagged.'),
   ];
   dialog(j.name, body, { okText: 'Close', cancel: false });
 }
