@@ -301,6 +301,19 @@ func TestJuryURLWithoutScheme(t *testing.T) {
 	if p := ts.projectList()[0]; p.TryLink != "https://demo.example.org/try" {
 		t.Fatalf("refused edit changed the project: %+v", p)
 	}
+	// Sponsors' website_url follows the same rule.
+	var sp struct{ ID string }
+	ts.must(200, "POST", "/api/admin/content/sponsors", map[string]any{"name": "Acme", "website_url": "acme.example.com/hack"}, asAdmin, &sp)
+	var list struct {
+		Data []struct {
+			WebsiteURL string `json:"website_url"`
+		} `json:"data"`
+	}
+	ts.must(200, "GET", "/api/admin/content/sponsors", nil, asAdmin, &list)
+	if len(list.Data) != 1 || list.Data[0].WebsiteURL != "https://acme.example.com/hack" {
+		t.Fatalf("sponsor website_url %+v", list)
+	}
+	ts.must(400, "POST", "/api/admin/content/sponsors", map[string]any{"name": "Bad", "website_url": "javascript:alert(1)"}, asAdmin, nil)
 }
 
 // PUT /api/judge/star {project, starred} is the :id form with the id in the body; it
