@@ -128,7 +128,7 @@ for (const t of tabs) {
 function dialog(title, body, { okText = 'OK', cancel = true, danger = false } = {}) {
   const d = $('#dialog');
   $('#dialog-title').textContent = title;
-  $('#dialog-body').replaceChildren(...[].concat(body || []));
+  $('#dialog-body').replaceChildren(...[].concat(body || []).filter((x) => x !== null && x !== undefined && x !== false));
   const ok = $('#dialog-ok');
   ok.textContent = okText;
   ok.className = danger ? 'danger' : 'primary';
@@ -445,7 +445,14 @@ async function loadJudges() {
   judgeTable.setRows(list);
 }
 
-function judgeDetails(j) {
+async function judgeDetails(j) {
+  // Fresh data: the list may be up to a second behind the last change.
+  const list = await quiet(api('GET', '/api/judge/list'));
+  if (Array.isArray(list)) {
+    A.judges = list;
+    judgeTable.setRows(list);
+    j = list.find((x) => x.id === j.id) || j;
+  }
   const seen = j.seen_projects || [];
   const byId = new Map(seen.map((s) => [s.project_id, s]));
   const ranked = (j.rankings || []).map((id) => byId.get(id)).filter(Boolean);
