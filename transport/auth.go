@@ -130,6 +130,12 @@ func (s *Server) judgeLogin(c *fiber.Ctx) error {
 		return err
 	}
 	c.Cookie(s.cookie(c, cookieJudge, token, 0, fiber.CookieSameSiteLaxMode))
+	if c.Cookies(cookieJudgeOld) != "" {
+		// A "token" cookie is either a pre-rename session (HttpOnly, which would stop Jury's
+		// client from setting its own) or Jury's client's own, which it rewrites as soon as
+		// this answer arrives. Either way it goes.
+		c.Cookie(s.cookie(c, cookieJudgeOld, "", -1, fiber.CookieSameSiteLaxMode))
+	}
 	return c.JSON(fiber.Map{"token": token})
 }
 

@@ -65,6 +65,14 @@ func TestJuryJudgeCookie(t *testing.T) {
 			}
 			tok := jc.Value
 			other := ts.login(code2)
+			// A login that carries a "token" cookie (a pre-rename HttpOnly session, which
+			// would block Jury's client's own cookie) expires it.
+			resp = postJSON(t, ts.URL+"/api/judge/login", `{"code":"`+code2+`"}`, &http.Cookie{Name: "token", Value: "stale"})
+			_, old = judgeCookieOf(t, resp)
+			if resp.StatusCode != 200 || old == nil || old.Value != "" || old.Expires.IsZero() || !old.Expires.Before(time.Now()) {
+				t.Fatalf("login with a token cookie: %d, token cookie %+v", resp.StatusCode, old)
+			}
+			other = ts.login(code2) // that login replaced the token
 
 			withCookie := func(name, value string, bearer string) auth {
 				a := auth{hdr: map[string]string{"Cookie": name + "=" + value}}

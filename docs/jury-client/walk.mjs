@@ -2,7 +2,7 @@
 // Podium's /api) in headless Chromium, as an organiser and as judges, and writes a
 // screenshot per screen plus a log of every alert, page error and failed API call.
 //
-//   BASE=http://127.0.0.1:18091 PASSWORD=... node walk.mjs [all | admin,judge,settings,reset]
+//   BASE=http://127.0.0.1:18091 PASSWORD=... node walk.mjs [admin|judge|reset|all]
 //
 // Not part of Podium's CI: it needs Jury's client fetched and built (docs/jury-client.md).
 import { chromium } from 'playwright-core';
@@ -249,6 +249,9 @@ async function judgeMe() {
   await shot(admin, 'admin-dashboard-running');
 
   const page = await newPage({ width: 420, height: 900 }); // a phone
+  // The phone still holds an HttpOnly "token" cookie from an older Podium (the cookie that
+  // stopped Jury's client from storing its own): logging in must clear it.
+  await page.context().addCookies([{ name: 'token', value: 'stale-session', url: BASE, httpOnly: true, sameSite: 'Lax' }]);
   await judgeLogin(page, ada.code);
   await welcome(page);
   await shot(page, 'judge-home-empty');
