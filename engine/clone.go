@@ -45,6 +45,7 @@ func (j *Judge) clone() *Judge {
 	c := *j
 	c.SeenProjects = cloneSlice(j.SeenProjects)
 	c.Rankings = cloneSlice(j.Rankings)
+	c.Flagged = cloneSlice(j.Flagged)
 	c.Skipped = make(map[ID]bool, len(j.Skipped))
 	for k, v := range j.Skipped {
 		c.Skipped[k] = v

@@ -266,6 +266,7 @@ func buildSponsor(f SponsorFields, base Sponsor, create bool) (Sponsor, *Error) 
 	if err := checkLen("tier", e.Tier, MaxNameLen); err != nil {
 		return base, err
 	}
+	e.WebsiteURL = NormalizeURL(e.WebsiteURL)
 	if !ValidURL(e.WebsiteURL) {
 		return base, invalidf("website_url must be empty or an absolute http(s) URL")
 	}

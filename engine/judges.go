@@ -114,6 +114,7 @@ func (cmd *CreateJudges) apply(s *State, c *Ctx) (any, error) {
 			LastLocation: -1,
 			SeenProjects: []SeenProject{},
 			Skipped:      map[ID]bool{},
+			Flagged:      []ID{},
 			Rankings:     []ID{},
 		}
 		if s.IsGeneral(j) {

@@ -114,6 +114,9 @@ func (cmd *JudgeSkip) apply(s *State, c *Ctx) (any, error) {
 	j.LastActivity = c.Time
 	x.release(p.ID, j.ID)
 	j.Skipped[p.ID] = cmd.Reason == SkipBusy
+	if cmd.Reason != SkipBusy && cmd.Reason != SkipAbsent && !containsID(j.Flagged, p.ID) {
+		j.Flagged = append(j.Flagged, p.ID)
+	}
 	s.addFlag(c, Flag{ProjectID: p.ID, JudgeID: j.ID, ProjectName: p.Name, ProjectLocation: p.Location, JudgeName: j.Name, Reason: cmd.Reason})
 	c.logf("skipped project %s (table %d): %s", p.Name, p.Location, cmd.Reason)
 	if cmd.Reason == SkipAbsent {
@@ -453,4 +456,41 @@ func (s *State) ProjectCount(id ID) int {
 		}
 	}
 	return n
+}
+
+// flaggedFromFlags rebuilds a judge's Flagged list from the flags it wrote, for state
+// saved before the list existed: its skips with a flagging reason, oldest first, of
+// projects it still skips.
+func (s *State) flaggedFromFlags(j *Judge) []ID {
+	out := []ID{}
+	for i := range s.Flags {
+		f := &s.Flags[i]
+		if f.JudgeID != j.ID || f.Reason == SkipBusy || f.Reason == SkipAbsent || f.Reason == FlagHiddenAbsent {
+			continue
+		}
+		if busy, ok := j.Skipped[f.ProjectID]; ok && !busy && !containsID(out, f.ProjectID) {
+			out = append(out, f.ProjectID)
+		}
+	}
+	return out
+}
+
+func containsID(list []ID, id ID) bool {
+	for _, v := range list {
+		if v == id {
+			return true
+		}
+	}
+	return false
+}
+
+// removeID returns list without id (in place).
+func removeID(list []ID, id ID) []ID {
+	out := list[:0]
+	for _, v := range list {
+		if v != id {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -50,8 +50,10 @@ func (cmd *CreateProjects) rowErr(i int, err *Error) error {
 	return &Error{Kind: err.Kind, Msg: "row " + itoa(row) + ": " + err.Msg}
 }
 
-// CheckProject validates one project's fields.
+// CheckProject validates one project's fields, after giving links typed without a
+// scheme their "https://" (NormalizeURL).
 func CheckProject(p *NewProject) *Error {
+	p.URL, p.TryLink, p.VideoLink = NormalizeURL(p.URL), NormalizeURL(p.TryLink), NormalizeURL(p.VideoLink)
 	if err := checkName("name", p.Name); err != nil {
 		return err.(*Error)
 	}
@@ -225,6 +227,7 @@ func (cmd *DeleteProject) apply(s *State, c *Ctx) (any, error) {
 		hit := false
 		if _, ok := j.Skipped[pid]; ok {
 			delete(j.Skipped, pid)
+			j.Flagged = removeID(j.Flagged, pid)
 			hit = true
 		}
 		if i := indexSeen(j.SeenProjects, pid); i >= 0 {

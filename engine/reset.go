@@ -117,6 +117,7 @@ func (s *State) clearJudgingData(c *Ctx) {
 		j.Seen, j.GroupSeen = 0, 0
 		j.SeenProjects = []SeenProject{}
 		j.Skipped = map[ID]bool{}
+		j.Flagged = []ID{}
 		j.Rankings = []ID{}
 		jids = append(jids, j.ID)
 	}

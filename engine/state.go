@@ -63,9 +63,12 @@ type Judge struct {
 	SeenProjects []SeenProject `json:"seen_projects"`
 	// Skipped holds the projects this judge skipped; the value is true for a busy skip
 	// (which only lasts until the judge next finishes a project).
-	Skipped      map[ID]bool `json:"skipped"`
-	Rankings     []ID        `json:"rankings"`
-	LastActivity int64       `json:"last_activity"`
+	Skipped map[ID]bool `json:"skipped"`
+	// Flagged lists, in order, the projects this judge skipped with a reason other than
+	// busy or absent (SPEC §3; Jury's client counts them as seen).
+	Flagged      []ID  `json:"flagged"`
+	Rankings     []ID  `json:"rankings"`
+	LastActivity int64 `json:"last_activity"`
 }
 
 // SeenProject is a project a judge finished, with the judge's notes and star.
@@ -231,6 +234,9 @@ func (s *State) reindex() {
 		}
 		if j.Rankings == nil {
 			j.Rankings = []ID{}
+		}
+		if j.Flagged == nil {
+			j.Flagged = s.flaggedFromFlags(j)
 		}
 		s.codeIndex[j.Code] = id
 		if j.TokenHash != "" {

@@ -66,6 +66,49 @@ func ValidURL(v string) bool {
 	return (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
+// NormalizeURL returns v with "https://" in front when v has no scheme and is a host
+// name with an optional port and path ("github.com/team/app", as organisers type and
+// submission exports carry); anything else comes back unchanged for ValidURL to judge,
+// so "javascript:..." and other schemes are still refused (SPEC §1).
+func NormalizeURL(v string) string {
+	if v == "" || strings.Contains(v, "://") || strings.ContainsAny(v, " \t\r\n") {
+		return v
+	}
+	end := strings.IndexAny(v, "/?#")
+	if end < 0 {
+		end = len(v)
+	}
+	if !hostPort(v[:end]) {
+		return v
+	}
+	return "https://" + v
+}
+
+// hostPort reports whether v is a dotted DNS host name (letters, digits, hyphens; at
+// least two labels; a last label that is not all digits), optionally with ":port".
+func hostPort(v string) bool {
+	host, port, hasPort := strings.Cut(v, ":")
+	if hasPort && (port == "" || len(port) > 5 || strings.Trim(port, "0123456789") != "") {
+		return false
+	}
+	if len(host) > 253 || !strings.Contains(host, ".") {
+		return false
+	}
+	labels := strings.Split(host, ".")
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			ch := l[i]
+			if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '-') {
+				return false
+			}
+		}
+	}
+	return strings.Trim(labels[len(labels)-1], "0123456789") != ""
+}
+
 func checkURL(field, v string) error {
 	if !ValidURL(v) {
 		return invalidf("%s must be empty or an absolute http(s) URL", field)

@@ -21,6 +21,7 @@ type JudgeView struct {
 	Seen         int           `json:"seen"`
 	GroupSeen    int           `json:"group_seen"`
 	SeenProjects []SeenProject `json:"seen_projects"`
+	Flagged      []ID          `json:"flagged"`
 	Rankings     []ID          `json:"rankings"`
 	LastActivity int64         `json:"last_activity"`
 }
@@ -32,6 +33,7 @@ func (j *Judge) View() JudgeView {
 		Group: j.Group, ReadWelcome: j.ReadWelcome, Notes: j.Notes, LastLocation: j.LastLocation,
 		Seen: j.Seen, GroupSeen: j.GroupSeen, LastActivity: j.LastActivity,
 		SeenProjects: append([]SeenProject{}, j.SeenProjects...),
+		Flagged:      append([]ID{}, j.Flagged...),
 		Rankings:     append([]ID{}, j.Rankings...),
 	}
 	if !j.Current.IsZero() {
@@ -81,12 +83,14 @@ func (s *State) AdminView(p *Project) ProjectAdminView {
 	}
 }
 
-// ProjectJudgeView is a project as GET /api/project/:id returns it to a judge.
+// ProjectJudgeView is a project as GET /api/project/:id returns it to a judge; URL and
+// Group are beyond the seed's table (Jury's client links the title and names the group).
 type ProjectJudgeView struct {
 	ID            ID       `json:"id"`
 	Name          string   `json:"name"`
 	Location      int      `json:"location"`
 	Description   string   `json:"description"`
+	URL           string   `json:"url"`
 	TryLink       string   `json:"try_link"`
 	VideoLink     string   `json:"video_link"`
 	ChallengeList []string `json:"challenge_list"`
@@ -96,6 +100,7 @@ type ProjectJudgeView struct {
 	SigmaSq       float64  `json:"sigma_sq"`
 	Active        bool     `json:"active"`
 	Prioritized   bool     `json:"prioritized"`
+	Group         int      `json:"group"`
 	LastActivity  int64    `json:"last_activity"`
 }
 
@@ -103,10 +108,10 @@ type ProjectJudgeView struct {
 func (s *State) JudgeView(p *Project) ProjectJudgeView {
 	sc := s.ScoreOf(p.ID)
 	return ProjectJudgeView{
-		ID: p.ID, Name: p.Name, Location: p.Location, Description: p.Description,
+		ID: p.ID, Name: p.Name, Location: p.Location, Description: p.Description, URL: p.URL,
 		TryLink: p.TryLink, VideoLink: p.VideoLink, ChallengeList: append([]string{}, p.ChallengeList...),
 		Seen: p.Seen, Votes: sc.Votes, Mu: sc.Mu, SigmaSq: sc.SigmaSq, Active: p.Active,
-		Prioritized: p.Prioritized, LastActivity: p.LastActivity,
+		Prioritized: p.Prioritized, Group: p.Group, LastActivity: p.LastActivity,
 	}
 }
 

@@ -15,13 +15,20 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/rs/zerolog"
+	"github.com/valyala/fasthttp"
 
 	"podium/engine"
 )
 
 const (
-	cookieJudge = "token"
-	cookieAdmin = "admin_session"
+	// cookieJudge is the judge session cookie. It must not be called "token": Jury's web
+	// client keeps a script-readable "token" cookie of its own, which a browser will not
+	// let it overwrite while an HttpOnly one of that name exists (SPEC §2).
+	cookieJudge = "podium_judge"
+	// cookieJudgeOld is the name sessions started before the rename carry; it is still
+	// read (after the Bearer header and cookieJudge) until those sessions end.
+	cookieJudgeOld = "token"
+	cookieAdmin    = "admin_session"
 
 	localJudge = "judge_id"
 	localAdmin = "admin"
@@ -67,11 +74,17 @@ func newLoginCodes(n int) []string {
 	return out
 }
 
+// cookie builds a session cookie; maxAge < 0 deletes it (an Expires in the past: fasthttp
+// writes no Max-Age for negative values, so MaxAge alone would leave a session cookie).
 func (s *Server) cookie(c *fiber.Ctx, name, value string, maxAge int, sameSite string) *fiber.Cookie {
-	return &fiber.Cookie{
+	ck := &fiber.Cookie{
 		Name: name, Value: value, Path: "/", HTTPOnly: true, SameSite: sameSite,
 		Secure: s.cfg.SecureCookies || s.overTLS(c), MaxAge: maxAge,
 	}
+	if maxAge < 0 {
+		ck.Expires = fasthttp.CookieExpireDelete
+	}
+	return ck
 }
 
 // overTLS reports whether the client reached us over TLS: directly, or through a
@@ -109,13 +122,20 @@ func (s *Server) judgeLogin(c *fiber.Ctx) error {
 		}
 	})
 	if !found || code == "" {
-		return &httpError{status: fiber.StatusUnauthorized, msg: "invalid login code"}
+		// 400, as Jury answers: its client shows "Invalid judging code" only on a 400.
+		return badRequest("invalid code")
 	}
 	token := newToken(32)
 	if _, err := s.node.Submit(c.UserContext(), engine.JudgeActor(judge), &engine.JudgeLogin{Judge: judge, TokenHash: hashToken(token)}); err != nil {
 		return err
 	}
 	c.Cookie(s.cookie(c, cookieJudge, token, 0, fiber.CookieSameSiteLaxMode))
+	if c.Cookies(cookieJudgeOld) != "" {
+		// A "token" cookie is either a pre-rename session (HttpOnly, which would stop Jury's
+		// client from setting its own) or Jury's client's own, which it rewrites as soon as
+		// this answer arrives. Either way it goes.
+		c.Cookie(s.cookie(c, cookieJudgeOld, "", -1, fiber.CookieSameSiteLaxMode))
+	}
 	return c.JSON(fiber.Map{"token": token})
 }
 
@@ -136,7 +156,7 @@ func (s *Server) adminLogin(c *fiber.Ctx) error {
 	}
 	if !s.passwordOK(*req.Password) {
 		s.adminFails.hit("admin:" + ip)
-		return &httpError{status: fiber.StatusUnauthorized, msg: "invalid password"}
+		return badRequest("invalid password") // 400, as Jury answers (SPEC §2)
 	}
 	session := newToken(32)
 	if _, err := s.node.Submit(c.UserContext(), engine.Admin, &engine.AdminLogin{SessionHash: hashToken(session)}); err != nil {
@@ -154,10 +174,16 @@ func (s *Server) passwordOK(pw string) bool {
 
 func (s *Server) judgeLogout(c *fiber.Ctx) error {
 	id := judgeID(c)
+	tok := bearerOrCookie(c)
 	if _, err := s.node.Submit(c.UserContext(), engine.JudgeActor(id), &engine.JudgeLogout{Judge: id}); err != nil {
 		return err
 	}
 	c.Cookie(s.cookie(c, cookieJudge, "", -1, fiber.CookieSameSiteLaxMode))
+	if old := c.Cookies(cookieJudgeOld); old != "" && old == tok {
+		// The session came from a pre-rename cookie: that goes too. A "token" cookie that
+		// is not how the judge signed in (Jury's client's own) is left alone.
+		c.Cookie(s.cookie(c, cookieJudgeOld, "", -1, fiber.CookieSameSiteLaxMode))
+	}
 	return ok(c)
 }
 
@@ -171,12 +197,16 @@ func (s *Server) adminLogout(c *fiber.Ctx) error {
 	return ok(c)
 }
 
-// bearerOrCookie returns the judge token from "Authorization: Bearer" or the cookie.
+// bearerOrCookie returns the judge token: from "Authorization: Bearer" when the header
+// is there (it decides), else the podium_judge cookie, else the pre-rename token cookie.
 func bearerOrCookie(c *fiber.Ctx) string {
 	if h := c.Get(fiber.HeaderAuthorization); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		return strings.TrimSpace(h[7:])
 	}
-	return c.Cookies(cookieJudge)
+	if v := c.Cookies(cookieJudge); v != "" {
+		return v
+	}
+	return c.Cookies(cookieJudgeOld)
 }
 
 // judgeFromToken returns the judge whose session token is token.

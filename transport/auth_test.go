@@ -18,10 +18,12 @@ import (
 func TestJudgeLoginSessionAndLogout(t *testing.T) {
 	ts := startServer(t)
 	_, code := ts.addJudge("Ada", "ada@example.com", "")
-	ts.must(401, "POST", "/api/judge/login", map[string]string{"code": "00000000"}, anon, nil)
+	if b := ts.must(400, "POST", "/api/judge/login", map[string]string{"code": "00000000"}, anon, nil); string(b) != `{"error":"invalid code"}` {
+		t.Fatalf("wrong code body %s", b)
+	}
 	ts.must(400, "POST", "/api/judge/login", map[string]int{"code": 5}, anon, nil)
 	ts.must(400, "POST", "/api/judge/login", "", anon, nil)
-	ts.must(401, "POST", "/api/judge/login", map[string]string{"code": ""}, anon, nil)
+	ts.must(400, "POST", "/api/judge/login", map[string]string{"code": ""}, anon, nil)
 
 	resp, err := http.Post(ts.URL+"/api/judge/login", "application/json", strings.NewReader(`{"code":"`+code+`"}`))
 	if err != nil {
@@ -36,20 +38,25 @@ func TestJudgeLoginSessionAndLogout(t *testing.T) {
 	var cookie *http.Cookie
 	for _, c := range resp.Cookies() {
 		if c.Name == "token" {
+			t.Fatalf("judge cookie still named token: %+v", c)
+		}
+		if c.Name == "podium_judge" {
 			cookie = c
 		}
 	}
 	if cookie == nil || cookie.Value != body.Token || !cookie.HttpOnly || cookie.Path != "/" || cookie.SameSite != http.SameSiteLaxMode || cookie.Secure {
 		t.Fatalf("judge cookie = %+v", cookie)
 	}
-	// Cookie and bearer both authenticate.
-	req, _ := http.NewRequest("POST", ts.URL+"/api/judge/auth", nil)
-	req.AddCookie(&http.Cookie{Name: "token", Value: body.Token})
-	r2, _ := http.DefaultClient.Do(req)
-	if r2.StatusCode != 200 {
-		t.Fatalf("cookie auth: %d", r2.StatusCode)
+	// Cookie (new name, and the pre-rename one) and bearer all authenticate.
+	for _, name := range []string{"podium_judge", "token"} {
+		req, _ := http.NewRequest("POST", ts.URL+"/api/judge/auth", nil)
+		req.AddCookie(&http.Cookie{Name: name, Value: body.Token})
+		r2, _ := http.DefaultClient.Do(req)
+		if r2.StatusCode != 200 {
+			t.Fatalf("cookie %s auth: %d", name, r2.StatusCode)
+		}
+		r2.Body.Close()
 	}
-	r2.Body.Close()
 	ts.must(200, "POST", "/api/judge/auth", nil, asJudge(body.Token), nil)
 	ts.must(401, "POST", "/api/judge/auth", nil, anon, nil)
 	ts.must(401, "POST", "/api/judge/auth", nil, asAdmin, nil)
@@ -65,7 +72,9 @@ func TestJudgeLoginSessionAndLogout(t *testing.T) {
 
 func TestAdminLoginCookieAndBasic(t *testing.T) {
 	ts := startServer(t, func(c *Config) { c.PublicURL = "https://podium.example.org" })
-	ts.must(401, "POST", "/api/admin/login", map[string]string{"password": "wrong"}, anon, nil)
+	if b := ts.must(400, "POST", "/api/admin/login", map[string]string{"password": "wrong"}, anon, nil); !strings.Contains(string(b), `"error"`) {
+		t.Fatalf("wrong password body %s", b)
+	}
 	ts.must(400, "POST", "/api/admin/login", `{"password": 1}`, anon, nil)
 	resp, err := http.Post(ts.URL+"/api/admin/login", "application/json", strings.NewReader(`{"password":"`+testPassword+`"}`))
 	if err != nil {
@@ -100,7 +109,7 @@ func TestAdminLoginCookieAndBasic(t *testing.T) {
 func TestAdminLoginThrottledAfterTenFailures(t *testing.T) {
 	ts := startServer(t)
 	for i := 0; i < 10; i++ {
-		ts.must(401, "POST", "/api/admin/login", map[string]string{"password": "wrong"}, anon, nil)
+		ts.must(400, "POST", "/api/admin/login", map[string]string{"password": "wrong"}, anon, nil)
 	}
 	req, _ := http.NewRequest("POST", ts.URL+"/api/admin/login", strings.NewReader(`{"password":"`+testPassword+`"}`))
 	resp, err := http.DefaultClient.Do(req)
@@ -118,20 +127,20 @@ func TestJudgeLoginThrottledPerIP(t *testing.T) {
 	// Behind a trusted proxy each X-Forwarded-For client has its own budget (100/min).
 	from := func(ip string) auth { return auth{hdr: map[string]string{"X-Forwarded-For": ip}} }
 	for i := 0; i < 100; i++ {
-		ts.must(401, "POST", "/api/judge/login", map[string]string{"code": "12345678"}, from("203.0.113.7"), nil)
+		ts.must(400, "POST", "/api/judge/login", map[string]string{"code": "12345678"}, from("203.0.113.7"), nil)
 	}
 	code, body := ts.do("POST", "/api/judge/login", map[string]string{"code": "12345678"}, from("203.0.113.7"))
 	if code != 429 || !strings.Contains(string(body), "error") {
 		t.Fatalf("101st login: %d %s", code, body)
 	}
-	ts.must(401, "POST", "/api/judge/login", map[string]string{"code": "12345678"}, from("203.0.113.8"), nil)
+	ts.must(400, "POST", "/api/judge/login", map[string]string{"code": "12345678"}, from("203.0.113.8"), nil)
 }
 
 func TestForwardedForIgnoredFromUntrustedPeer(t *testing.T) {
 	ts := startServer(t)
 	for i := 0; i < 100; i++ {
 		ip := net.IPv4(198, 51, 100, byte(i)).String()
-		ts.must(401, "POST", "/api/judge/login", map[string]string{"code": "12345678"}, auth{hdr: map[string]string{"X-Forwarded-For": ip}}, nil)
+		ts.must(400, "POST", "/api/judge/login", map[string]string{"code": "12345678"}, auth{hdr: map[string]string{"X-Forwarded-For": ip}}, nil)
 	}
 	// Spoofed headers do not buy a fresh budget: the peer is what counts.
 	code, _ := ts.do("POST", "/api/judge/login", map[string]string{"code": "12345678"}, auth{hdr: map[string]string{"X-Forwarded-For": "192.0.2.1"}})
@@ -234,7 +243,7 @@ func TestNothingSecretIsLogged(t *testing.T) {
 	token := ts.login(code)
 	ts.must(200, "GET", "/api/judge?token="+token, nil, asJudge(token), nil)
 	ts.must(200, "POST", "/api/admin/login", map[string]string{"password": testPassword}, anon, nil)
-	ts.must(401, "POST", "/api/admin/login", map[string]string{"password": "guess-" + testPassword}, anon, nil)
+	ts.must(400, "POST", "/api/admin/login", map[string]string{"password": "guess-" + testPassword}, anon, nil)
 	var log2 struct{ Log string }
 	if c, _ := ts.do("GET", "/api/admin/log", nil, asAdmin); c == 200 {
 		b := ts.must(200, "GET", "/api/admin/log", nil, asAdmin, nil)

@@ -83,7 +83,7 @@ func wantKinds(t *testing.T, what string, raw json.RawMessage, kinds map[string]
 }
 
 // TestConformanceJudgeFields: GET /api/judge and GET /api/judge/list items have exactly
-// the seed's fields; current is null, last_location -1, group a number, lists arrays.
+// the seed's fields plus flagged (SPEC §3); current is null, last_location -1, group a number, lists arrays.
 func TestConformanceJudgeFields(t *testing.T) {
 	ts := startServer(t)
 	_, code := ts.addJudge("Ada", "ada@example.com", "")
@@ -93,11 +93,11 @@ func TestConformanceJudgeFields(t *testing.T) {
 	var self json.RawMessage
 	ts.must(200, "GET", "/api/judge", nil, asJudge(tok), &self)
 	fields := []string{"id", "token", "code", "name", "email", "active", "track", "group", "read_welcome",
-		"notes", "current", "last_location", "seen", "group_seen", "seen_projects", "rankings", "last_activity"}
+		"notes", "current", "last_location", "seen", "group_seen", "seen_projects", "flagged", "rankings", "last_activity"}
 	kinds := map[string]string{
 		"id": "string", "code": "string", "active": "bool", "group": "int", "read_welcome": "bool",
 		"current": "null", "last_location": "int", "seen": "int", "group_seen": "int",
-		"seen_projects": "array", "rankings": "array", "last_activity": "int",
+		"seen_projects": "array", "flagged": "array", "rankings": "array", "last_activity": "int",
 	}
 	for what, raw := range map[string]json.RawMessage{"judge list item": list[0], "GET /api/judge": self} {
 		wantKeys(t, what, raw, fields...)
@@ -411,7 +411,7 @@ func TestConformanceCookiesAndRetryAfter(t *testing.T) {
 	// block_reqs never blocks admin login.
 	ts.must(200, "POST", "/api/admin/login", map[string]string{"password": testPassword}, anon, nil)
 	for i := 0; i < 10; i++ {
-		ts.must(401, "POST", "/api/admin/login", map[string]string{"password": "wrong"}, anon, nil)
+		ts.must(400, "POST", "/api/admin/login", map[string]string{"password": "wrong"}, anon, nil)
 	}
 	req, _ = http.NewRequest("POST", ts.URL+"/api/admin/login", strings.NewReader(`{"password":"wrong"}`))
 	r, _ = http.DefaultClient.Do(req)
@@ -541,7 +541,7 @@ func loginCookies(t *testing.T, client *http.Client, base, code string, hdr map[
 		}
 		for _, c := range resp.Cookies() {
 			switch c.Name {
-			case "token":
+			case "podium_judge":
 				judge = c
 			case "admin_session":
 				admin = c

@@ -241,9 +241,9 @@ func parseProjectsCSV(data []byte, hasHeader bool) (*projectImport, error) {
 		np := engine.NewProject{
 			Name:          r.cell(0),
 			Description:   r.cell(1),
-			URL:           importURL(r.cell(2)),
-			TryLink:       importURL(csvFirstLink(r.cell(3))),
-			VideoLink:     importURL(csvFirstLink(r.cell(4))),
+			URL:           r.cell(2),
+			TryLink:       csvFirstLink(r.cell(3)),
+			VideoLink:     csvFirstLink(r.cell(4)),
 			ChallengeList: engine.SplitChallenges(r.cell(5)),
 		}
 		if err := engine.CheckProject(&np); err != nil {
@@ -302,9 +302,9 @@ func parseSubmissionsCSV(data []byte) (*projectImport, error) {
 		np := engine.NewProject{
 			Name:          r.cell(col[subTitle]),
 			Description:   r.cell(col[subAbout]),
-			URL:           importURL(r.cell(col[subURL])),
-			TryLink:       importURL(csvFirstLink(r.cell(col[subTryContains]))),
-			VideoLink:     importURL(csvFirstLink(r.cell(col[subVideo]))),
+			URL:           r.cell(col[subURL]),
+			TryLink:       csvFirstLink(r.cell(col[subTryContains])),
+			VideoLink:     csvFirstLink(r.cell(col[subVideo])),
 			ChallengeList: engine.SplitChallenges(r.cell(col[subPrizes])),
 		}
 		if err := engine.CheckProject(&np); err != nil {
@@ -329,23 +329,6 @@ func csvFirstLink(v string) string {
 		return ""
 	}
 	return f[0]
-}
-
-// importURL adds "https://" to a link typed without a scheme ("github.com/x/y").
-// Anything else is left for validation to accept or refuse.
-func importURL(v string) string {
-	if v == "" || strings.Contains(v, "://") || strings.ContainsAny(v, " \t\r\n") {
-		return v
-	}
-	lower := strings.ToLower(v)
-	if strings.HasPrefix(lower, "javascript:") || strings.HasPrefix(lower, "data:") || strings.HasPrefix(lower, "mailto:") {
-		return v
-	}
-	host, _, _ := strings.Cut(v, "/")
-	if !strings.Contains(host, ".") || strings.HasPrefix(host, ".") || strings.Contains(host, ":") {
-		return v
-	}
-	return "https://" + v
 }
 
 // csvCheckName applies the name rules of SPEC §1 (non-empty, at most 200 characters).

@@ -21,7 +21,7 @@ import (
 
 // Column headers of the exports.
 var (
-	judgesHeader   = []string{"Name", "Email", "Code", "Track", "Group", "Active", "ReadWelcome", "Seen", "Notes", "LastActivity"}
+	judgesHeader   = []string{"Name", "Email", "Code", "Track", "Group", "Active", "ReadWelcome", "Seen", "Notes", "LastActivity", "Flagged"}
 	projectsHeader = []string{"Name", "Table", "Group", "Description", "URL", "TryLink", "VideoLink", "ChallengeList", "Seen", "Score", "Stars", "Mu", "Active", "Prioritized", "LastActivity"}
 	rankingsHeader = []string{"JudgeName", "JudgeCode", "Track", "Ranked", "Unranked"}
 )
@@ -76,9 +76,16 @@ func (s *Server) exportJudges(c *fiber.Ctx) error {
 		js := st.JudgesInOrder()
 		rows = make([][]string, 0, len(js))
 		for _, j := range js {
+			flagged := make([]string, 0, len(j.Flagged))
+			for _, id := range j.Flagged {
+				if p, ok := st.Projects[id]; ok {
+					flagged = append(flagged, exportInt(p.Location))
+				}
+			}
 			rows = append(rows, []string{
 				safeCell(j.Name), safeCell(j.Email), j.Code, safeCell(j.Track), exportInt(j.Group),
 				exportBool(j.Active), exportBool(j.ReadWelcome), exportInt(j.Seen), safeCell(j.Notes), exportTime(j.LastActivity),
+				strings.Join(flagged, ", "),
 			})
 		}
 	})

@@ -143,7 +143,7 @@ func TestGarbageBodiesOnEveryWriteRoute(t *testing.T) {
 	tok := ts.login(code)
 	// Admin by Basic credentials and judge by cookie in the same request, so routes of
 	// either level get past authentication to the body.
-	both := auth{admin: true, hdr: map[string]string{"Cookie": "token=" + tok}}
+	both := auth{admin: true, hdr: map[string]string{"Cookie": "podium_judge=" + tok}}
 
 	seen := map[string]bool{}
 	var routes []garbageRoute

@@ -30,6 +30,12 @@ func multipartBool(c *fiber.Ctx, name string) bool {
 	return v == "1" || strings.EqualFold(v, "true")
 }
 
+// multipartHasHeader reads hasHeader, or headerRow, the name Jury's web client sends
+// (SPEC §1): either one true means the first row is a header.
+func multipartHasHeader(c *fiber.Ctx) bool {
+	return multipartBool(c, "hasHeader") || multipartBool(c, "headerRow")
+}
+
 // uploadedCSV returns the bytes of the multipart field "csv" (a file, or a plain form
 // value from clients that send the text itself).
 func uploadedCSV(c *fiber.Ctx) ([]byte, error) {
@@ -63,7 +69,7 @@ func (s *Server) importJudges(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	hasHeader, noSend := multipartBool(c, "hasHeader"), multipartBool(c, "noSend")
+	hasHeader, noSend := multipartHasHeader(c), multipartBool(c, "noSend")
 	var tracks []string
 	var emails map[string]bool
 	s.node.Read(func(st *engine.State) {
@@ -109,7 +115,7 @@ func (s *Server) importProjects(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	imp, err := parseProjectsCSV(data, multipartBool(c, "hasHeader"))
+	imp, err := parseProjectsCSV(data, multipartHasHeader(c))
 	if err != nil {
 		return err
 	}

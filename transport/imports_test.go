@@ -452,23 +452,7 @@ func TestCSVDelimiters(t *testing.T) {
 	}
 }
 
-func TestImportURLAndLinks(t *testing.T) {
-	cases := map[string]string{
-		"github.com/x/y":         "https://github.com/x/y",
-		"https://a.example.com":  "https://a.example.com",
-		"http://a.example.com":   "http://a.example.com",
-		"javascript:alert(1)":    "javascript:alert(1)",
-		"localhost/x":            "localhost/x",
-		"":                       "",
-		"not a url":              "not a url",
-		"www.example.com":        "https://www.example.com",
-		"mailto:a@b.example.com": "mailto:a@b.example.com",
-	}
-	for in, want := range cases {
-		if got := importURL(in); got != want {
-			t.Errorf("importURL(%q) = %q, want %q", in, got, want)
-		}
-	}
+func TestImportCSVFirstLink(t *testing.T) {
 	if got := csvFirstLink("https://a.example.com, https://b.example.com"); got != "https://a.example.com" {
 		t.Errorf("csvFirstLink = %q", got)
 	}

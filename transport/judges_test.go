@@ -153,7 +153,7 @@ func TestJudgeAdminDelete(t *testing.T) {
 		t.Fatal("bob gone")
 	}
 	ts.must(401, "GET", "/api/judge", nil, asJudge(tok), nil)                            // session gone
-	ts.must(401, "POST", "/api/judge/login", map[string]string{"code": code}, anon, nil) // code gone
+	ts.must(400, "POST", "/api/judge/login", map[string]string{"code": code}, anon, nil) // code gone
 	ts.refused(404, "DELETE", "/api/judge/"+ann, nil, asAdmin)
 	// Its email is free again.
 	ts.addJudge("Ann", "ann@example.com", "")

@@ -16,6 +16,7 @@ func (s *Server) routesJudgingEarly(r fiber.Router) {
 	r.Post("/judge/skip", s.judgeAuth, s.judgeSkip)
 	r.Post("/judge/finish", s.judgeAuth, s.judgeFinish)
 	r.Post("/judge/rank", s.judgeAuth, s.judgeRank)
+	r.Put("/judge/star", s.judgeAuth, s.judgeStarBody)
 	r.Put("/judge/star/:id", s.judgeAuth, s.judgeStar)
 	r.Put("/judge/notes/:id", s.judgeAuth, s.judgeNotes)
 	r.Get("/judge/projects", s.judgeAuth, s.judgedProjects)
@@ -133,6 +134,30 @@ func (s *Server) judgeStar(c *fiber.Ctx) error {
 	}
 	if err := need("starred", req.Starred != nil); err != nil {
 		return err
+	}
+	return s.submitOK(c, &engine.JudgeStar{Judge: judgeID(c), Project: pid, Starred: *req.Starred})
+}
+
+// starBodyReq is Jury's form of the star route: PUT /api/judge/star {project, starred}.
+type starBodyReq struct {
+	Project *string `json:"project"`
+	Starred *bool   `json:"starred"`
+}
+
+func (s *Server) judgeStarBody(c *fiber.Ctx) error {
+	var req starBodyReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	if err := need("project", req.Project != nil); err != nil {
+		return err
+	}
+	if err := need("starred", req.Starred != nil); err != nil {
+		return err
+	}
+	pid, err := engine.ParseID(*req.Project)
+	if err != nil {
+		return badRequest("project must be a 24-character hex id")
 	}
 	return s.submitOK(c, &engine.JudgeStar{Judge: judgeID(c), Project: pid, Starred: *req.Starred})
 }

@@ -191,7 +191,7 @@ func TestJudgingFinishRankStarNotes(t *testing.T) {
 	if pv["votes"].(float64) != 0 || pv["mu"].(float64) != 0 || pv["sigma_sq"].(float64) != 1 {
 		t.Fatalf("unjudged judge view %v", pv)
 	}
-	for _, k := range []string{"id", "name", "location", "description", "try_link", "video_link", "challenge_list", "seen", "votes", "mu", "sigma_sq", "active", "prioritized", "last_activity"} {
+	for _, k := range []string{"id", "name", "location", "description", "url", "try_link", "video_link", "challenge_list", "seen", "votes", "mu", "sigma_sq", "active", "prioritized", "group", "last_activity"} {
 		if _, ok := pv[k]; !ok {
 			t.Fatalf("judge view lacks %q: %v", k, pv)
 		}

@@ -199,5 +199,5 @@ func TestQRThrottled(t *testing.T) {
 	}
 	ts.must(429, "POST", "/api/qr/check", body, anon, nil)
 	// Judge login has its own budget.
-	ts.must(401, "POST", "/api/judge/login", map[string]string{"code": "00000000"}, anon, nil)
+	ts.must(400, "POST", "/api/judge/login", map[string]string{"code": "00000000"}, anon, nil)
 }

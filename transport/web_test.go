@@ -204,9 +204,16 @@ func (b *webBrowser) shot(t *testing.T, ctx context.Context, name string) {
 // adminLogin logs the admin in through the dashboard's login form.
 func adminLogin(t *testing.T, ctx context.Context, ts *testServer) {
 	t.Helper()
-	run(t, ctx, "admin login",
+	// A wrong password first: the server answers 400 and the form says so.
+	run(t, ctx, "admin wrong password",
 		chromedp.Navigate(ts.URL+"/admin"),
 		chromedp.WaitVisible(chromedp.CSS("#login-password")),
+		chromedp.SendKeys(chromedp.CSS("#login-password"), "not-the-password"),
+		chromedp.Click(chromedp.CSS("#login-form button[type=submit]")),
+	)
+	waitJS(t, ctx, "wrong-password message", `(() => { const e = document.querySelector('#login-error'); return !e.hidden && e.textContent === 'Wrong password.'; })()`)
+	evalJS[any](t, ctx, `document.querySelector('#login-password').value = ''`)
+	run(t, ctx, "admin login",
 		chromedp.SendKeys(chromedp.CSS("#login-password"), testPassword),
 		chromedp.Click(chromedp.CSS("#login-form button[type=submit]")),
 		chromedp.WaitVisible(chromedp.CSS("#view-dash")),
@@ -297,6 +304,14 @@ func TestWebApp(t *testing.T) {
 
 		run(t, ctx, "open judge app", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#login-code")))
 		b.shot(t, ctx, "judge-login")
+		// A mistyped code is a 400 and says so.
+		wrong := "00000000"
+		if wrong == code {
+			wrong = "00000001"
+		}
+		run(t, ctx, "wrong code", chromedp.SendKeys(chromedp.CSS("#login-code"), wrong), chromedp.KeyEvent(kb.Enter))
+		waitJS(t, ctx, "wrong-code message", `(() => { const e = document.querySelector('#login-error'); return !e.hidden && e.textContent.includes('That code is not valid'); })()`)
+		evalJS[any](t, ctx, `document.querySelector('#login-code').value = ''`)
 		// Log in with the keyboard only: type the code, press Enter.
 		run(t, ctx, "log in",
 			chromedp.SendKeys(chromedp.CSS("#login-code"), code),
@@ -495,6 +510,15 @@ func TestWebApp(t *testing.T) {
 			t.Errorf("coverage chart has %d bars, want 2 (0 and 1 views)", rects)
 		}
 		_ = p1
+		// The judge flags the other project (its details list it below).
+		ts.must(200, "POST", "/api/judge/next", nil, asJudge(tok), &nx)
+		ts.must(200, "POST", "/api/judge/skip", map[string]string{"reason": "cannot-demo"}, asJudge(tok), nil)
+		flaggedName := ""
+		for _, p := range ts.projectList() {
+			if p.ID == nx.ProjectID {
+				flaggedName = fmt.Sprintf("%s (table %d)", p.Name, p.Location)
+			}
+		}
 
 		// Deliberation switch with confirmation.
 		run(t, ctx, "deliberation",
@@ -518,6 +542,9 @@ func TestWebApp(t *testing.T) {
 		waitJS(t, ctx, "judge row", `document.querySelectorAll('#judges-table tbody tr').length === 1`)
 		run(t, ctx, "details", chromedp.Click(chromedp.CSS(`#judges-table tbody tr button[aria-label^="Details"]`)))
 		waitJS(t, ctx, "details dialog", `document.querySelector('#dialog').open && document.querySelector('#dialog-body').textContent.includes('starred')`)
+		if body := evalJS[string](t, ctx, `document.querySelector('#dialog-body').textContent`); !strings.Contains(body, "Flagged (1)") || !strings.Contains(body, flaggedName) || strings.Contains(body, "null") {
+			t.Errorf("judge details do not list the flagged project: %q", body)
+		}
 		b.shot(t, ctx, "admin-judge-details")
 		run(t, ctx, "close details", chromedp.Click(chromedp.CSS("#dialog-ok")))
 

@@ -244,11 +244,16 @@ func TestWSHello(t *testing.T) {
 		t.Fatalf("anonymous hello %s", m.Data)
 	}
 
-	// Judge by cookie: current (null) and group.
-	_, m = ts.mustDialWS(cookieHeader(cookieJudge, token))
-	h = decode[helloMsg](t, m.Data)
-	if h.Role != "judge" || string(h.Current) != "null" || h.Group == nil || *h.Group != 0 {
-		t.Fatalf("judge hello %s", m.Data)
+	// Judge by cookie (podium_judge, or the pre-rename token): current (null) and group.
+	if cookieJudge != "podium_judge" {
+		t.Fatalf("judge cookie is %q, want podium_judge (SPEC §7)", cookieJudge)
+	}
+	for _, name := range []string{cookieJudge, cookieJudgeOld} {
+		_, m = ts.mustDialWS(cookieHeader(name, token))
+		h = decode[helloMsg](t, m.Data)
+		if h.Role != "judge" || string(h.Current) != "null" || h.Group == nil || *h.Group != 0 {
+			t.Fatalf("judge hello by %s cookie %s", name, m.Data)
+		}
 	}
 
 	// Judge by auth message: a second hello after the first.

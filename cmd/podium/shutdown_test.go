@@ -82,7 +82,7 @@ func TestGeneratedAdminPassword(t *testing.T) {
 	if c := adminLoginStatus(t, p.base, pw); c != 200 {
 		t.Fatalf("login with the generated password: %d", c)
 	}
-	if c := adminLoginStatus(t, p.base, killPassword); c != 401 {
+	if c := adminLoginStatus(t, p.base, killPassword); c != 400 {
 		t.Fatalf("login with another password: %d", c)
 	}
 	p.kill()

@@ -41,7 +41,7 @@ $('#login-form').addEventListener('submit', async (ev) => {
   try {
     await api('POST', '/api/admin/login', { password: $('#login-password').value });
   } catch (e) {
-    err.textContent = e.status === 401 ? 'Wrong password.' : e.message;
+    err.textContent = e.status === 400 || e.status === 401 ? 'Wrong password.' : e.message;
     err.hidden = false;
     return;
   }
@@ -129,7 +129,7 @@ for (const t of tabs) {
 function dialog(title, body, { okText = 'OK', cancel = true, danger = false } = {}) {
   const d = $('#dialog');
   $('#dialog-title').textContent = title;
-  $('#dialog-body').replaceChildren(...[].concat(body || []));
+  $('#dialog-body').replaceChildren(...[].concat(body || []).filter((x) => x !== null && x !== undefined && x !== false));
   const ok = $('#dialog-ok');
   ok.textContent = okText;
   ok.className = danger ? 'danger' : 'primary';
@@ -449,10 +449,18 @@ async function loadJudges() {
   judgeTable.setRows(list);
 }
 
-function judgeDetails(j) {
+async function judgeDetails(j) {
+  // Fresh data: the list may be up to a second behind the last change.
+  const list = await quiet(api('GET', '/api/judge/list'));
+  if (Array.isArray(list)) {
+    A.judges = list;
+    judgeTable.setRows(list);
+    j = list.find((x) => x.id === j.id) || j;
+  }
   const seen = j.seen_projects || [];
   const byId = new Map(seen.map((s) => [s.project_id, s]));
   const ranked = (j.rankings || []).map((id) => byId.get(id)).filter(Boolean);
+  const flagged = j.flagged || [];
   const body = [
     h('p', {}, `${j.email} · code `, h('span', { class: 'code' }, j.code), j.track ? ` · track ${j.track}` : ''),
     j.notes ? h('p', { class: 'muted' }, `Notes: ${j.notes}`) : null,
@@ -460,6 +468,11 @@ function judgeDetails(j) {
     ranked.length ? h('ol', {}, ...ranked.map((s) => h('li', {}, `${s.name} (table ${s.location})`))) : h('p', { class: 'muted' }, 'No ranking submitted.'),
     h('h3', {}, `Judged projects (${seen.length})`),
     seen.length ? h('ul', {}, ...seen.map((s) => h('li', {}, h('strong', {}, s.name), ` · table ${s.location}`, s.starred ? ' · ★ starred' : '', s.notes ? h('div', { class: 'muted' }, s.notes) : null))) : h('p', { class: 'muted' }, 'Nothing judged yet.'),
+    h('h3', {}, `Flagged (${flagged.length})`),
+    flagged.length ? h('ul', { class: 'judge-flagged' }, ...flagged.map((id) => {
+      const p = A.projects.find((x) => x.id === id);
+      return h('li', {}, p ? `${p.name} (table ${p.location})` : id);
+    })) : h('p', { class: 'muted' }, 'No projects flagged.'),
   ];
   dialog(j.name, body, { okText: 'Close', cancel: false });
 }

@@ -79,7 +79,7 @@ async function login(code) {
     S.judge = await api('GET', '/api/judge');
   } catch (e) {
     showOnly('#view-login');
-    err.textContent = e.status === 401 ? 'That code is not valid. Check your email and try again.' : e.message;
+    err.textContent = e.status === 400 || e.status === 401 ? 'That code is not valid. Check your email and try again.' : e.message;
     err.hidden = false;
     $('#login-code').value = code;
     $('#login-code').focus();
