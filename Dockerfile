@@ -6,7 +6,7 @@
 #
 # deploy/compose.yaml adds Prometheus and Grafana; docs/operations.md has the rest.
 
-FROM golang:1.26-bookworm AS build
+FROM golang:1.26 AS build
 WORKDIR /src
 # Dependencies first, so a source change does not download them again.
 COPY go.mod go.sum ./

@@ -146,3 +146,76 @@ func TestHealthcheckCommand(t *testing.T) {
 		t.Fatalf("healthcheck against a stopped server succeeded: %s", out)
 	}
 }
+
+// TestDockerfile checks what can be checked without a container engine: every file the
+// build stage copies from the context exists and is not excluded by .dockerignore, the
+// build runs the static build this test binary was built with, and the health check
+// calls a subcommand the binary has.
+func TestDockerfile(t *testing.T) {
+	root := filepath.Join("..", "..")
+	raw, err := os.ReadFile(filepath.Join(root, "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignore, err := os.ReadFile(filepath.Join(root, ".dockerignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignored := map[string]bool{}
+	for _, l := range strings.Split(string(ignore), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			ignored[l] = true
+		}
+	}
+	text := strings.ReplaceAll(string(raw), "\\\n", " ")
+	var copies, runs int
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch strings.ToUpper(f[0]) {
+		case "COPY":
+			args := f[1:]
+			fromStage := false
+			for len(args) > 0 && strings.HasPrefix(args[0], "--") {
+				fromStage = fromStage || strings.HasPrefix(args[0], "--from=")
+				args = args[1:]
+			}
+			if fromStage || len(args) < 2 {
+				continue
+			}
+			for _, src := range args[:len(args)-1] {
+				copies++
+				if _, err := os.Stat(filepath.Join(root, src)); err != nil {
+					t.Errorf("Dockerfile copies %s: %v", src, err)
+				}
+				if ignored[src] {
+					t.Errorf("Dockerfile copies %s, which .dockerignore excludes", src)
+				}
+			}
+		case "RUN":
+			runs++
+			if strings.Contains(line, "go build") && !strings.Contains(line, "CGO_ENABLED=0") {
+				t.Errorf("the image's go build is not static: %s", line)
+			}
+		case "HEALTHCHECK":
+			if !strings.Contains(line, `"healthcheck"`) {
+				t.Errorf("HEALTHCHECK does not call podium healthcheck: %s", line)
+			}
+		}
+	}
+	if copies < 2 || runs < 2 {
+		t.Fatalf("parsed %d COPY sources and %d RUN lines; the Dockerfile changed shape", copies, runs)
+	}
+	for _, must := range []string{"USER 65532", `VOLUME ["/data"]`, "DATA_DIR=/data", "CGO_ENABLED=0 go build"} {
+		if !strings.Contains(text, must) {
+			t.Errorf("Dockerfile lacks %q", must)
+		}
+	}
+	for _, keep := range []string{"cmd", "engine", "persist", "transport", "metrics", "go.mod", "go.sum"} {
+		if ignored[keep] {
+			t.Errorf(".dockerignore excludes %s, which the build needs", keep)
+		}
+	}
+}
