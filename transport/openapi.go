@@ -8,8 +8,10 @@ import (
 
 // openAPIDoc is the OpenAPI 3.1 description of every route, served at
 // GET /api/openapi.json. The file is the single source of truth: a new route is one
-// entry under "paths" (schemas under components). openapi_test.go checks it against
-// the routes Fiber has and validates real responses against it.
+// entry under "paths" (path parameters as {name}, security "admin"/"judge" schemes,
+// a 200 response naming a schema under components/schemas, "default" the Error
+// response). openapi_test.go checks it against the routes Fiber has and validates real
+// requests and responses against it.
 //
 //go:embed openapi.json
 var openAPIDoc []byte

@@ -87,7 +87,8 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	sort.Strings(missing)
 	sort.Strings(extra)
 	for _, op := range missing {
-		t.Errorf("route %s is not described in transport/openapi.json", op)
+		t.Errorf("route %s is not described in transport/openapi.json: add one entry under \"paths\" "+
+			"(copy a neighbour; schemas under components/schemas, e.g. Results, ClusterStatus, StarProject)", op)
 	}
 	for _, op := range extra {
 		t.Errorf("transport/openapi.json describes %s, which is not a route", op)
