@@ -57,7 +57,8 @@ type Metrics struct {
 	throttled *prometheus.CounterVec
 	emails    *prometheus.CounterVec
 
-	state *stateCollector
+	state  *stateCollector
+	health *healthCollector
 }
 
 // New builds the registry with the Go and process collectors and all Podium families,
@@ -134,9 +135,10 @@ func New() *Metrics {
 		"Login-code emails by result (sent|failed|skipped).", "result", emailResults)
 
 	m.state = &stateCollector{}
+	m.health = &healthCollector{}
 	m.reg.MustRegister(m.httpRequests, m.httpDuration, m.commands, m.applyDur, m.queueDepth,
 		m.fsyncDur, m.batchSize, m.snapDur, m.snapSize, m.wsConns, m.wsSent, m.wsDropped,
-		m.wsBroadcast, m.wsLost, m.throttled, m.emails, m.state)
+		m.wsBroadcast, m.wsLost, m.throttled, m.emails, m.state, m.health)
 	return m
 }
 

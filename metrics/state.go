@@ -15,6 +15,7 @@ var (
 	descFlags    = prometheus.NewDesc("podium_flags", "Flags by reason.", []string{"reason"}, nil)
 	descClock    = prometheus.NewDesc("podium_clock_running", "1 while the judging clock runs.", nil, nil)
 	descDelib    = prometheus.NewDesc("podium_deliberation", "1 while deliberation is on.", nil, nil)
+	descViews    = prometheus.NewDesc("podium_views", "Finished project views recorded (every judge's seen projects).", nil, nil)
 )
 
 // stateCollector reads the judging state at scrape time (one short read lock).
@@ -28,6 +29,7 @@ type stateCounts struct {
 	projects, judges [2]int // active, hidden
 	flags            map[string]int
 	clock, delib     bool
+	views            int
 }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -36,6 +38,7 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descFlags
 	ch <- descClock
 	ch <- descDelib
+	ch <- descViews
 }
 
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
@@ -53,6 +56,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			}
 			for _, j := range s.Judges {
 				n.judges[hiddenIndex(j.Active)]++
+				n.views += len(j.SeenProjects)
 			}
 			for i := range s.Flags {
 				n.flags[s.Flags[i].Reason]++
@@ -75,6 +79,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(descClock, prometheus.GaugeValue, boolValue(n.clock))
 	ch <- prometheus.MustNewConstMetric(descDelib, prometheus.GaugeValue, boolValue(n.delib))
+	ch <- prometheus.MustNewConstMetric(descViews, prometheus.GaugeValue, float64(n.views))
 }
 
 func hiddenIndex(active bool) int {

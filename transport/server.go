@@ -147,6 +147,7 @@ func (s *Server) routes() {
 
 	api := app.Group("/api")
 	api.Get("/", func(c *fiber.Ctx) error { return ok(c) })
+	s.routesOpenAPI(api)
 	s.routesAuth(api)
 	s.routesJudgingEarly(api) // /judge/<word> routes must precede /judge/:id
 	s.routesJudges(api)
