@@ -1,41 +1,10 @@
 package transport
 
 import (
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 )
-
-// Body limits of SPEC §1 and §9.
-const (
-	maxJSONBody        = 1 << 20
-	maxMultipartBody   = 32 << 20
-	maxContentItemBody = 2 << 20
-	maxBulkContentBody = 64 << 20
-)
-
-// bodyLimit enforces the per-route body limits (the Fiber limit is the largest one).
-func (s *Server) bodyLimit(c *fiber.Ctx) error {
-	n := len(c.Request().Body())
-	if n <= maxJSONBody {
-		return c.Next()
-	}
-	limit := maxJSONBody
-	path := c.Path()
-	switch {
-	case strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderContentType)), "multipart/form-data"):
-		limit = maxMultipartBody
-	case path == "/api/admin/content" || path == "/api/admin/content/":
-		limit = maxBulkContentBody
-	case strings.HasPrefix(path, "/api/admin/content/"):
-		limit = maxContentItemBody
-	}
-	if n > limit {
-		return fiber.ErrRequestEntityTooLarge
-	}
-	return c.Next()
-}
 
 // routeLabel is the route template for logs and metrics ("unmatched" when no route
 // matched). entry is the route the request had when requestLog began: the middleware

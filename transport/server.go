@@ -116,11 +116,15 @@ func New(cfg Config, node Node, log zerolog.Logger, opts ...Option) *Server {
 		AppName:               "podium",
 		DisableStartupMessage: true,
 		Immutable:             true, // request strings and bodies outlive handlers (commands, events)
-		BodyLimit:             maxBulkContentBody + (1 << 20),
-		ReadBufferSize:        8 << 10, // request line + headers (nginx's limit); each connection, websockets included, keeps one
-		ErrorHandler:          s.handleError,
-		ReadTimeout:           60 * time.Second,
-		IdleTimeout:           120 * time.Second,
+		// Bodies are streamed and bounded per route by bodyGuard (body.go); fasthttp
+		// does not enforce BodyLimit on streamed bodies.
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
+		BodyLimit:                    drainLimit,
+		ReadBufferSize:               8 << 10, // request line + headers (nginx's limit); each connection, websockets included, keeps one
+		ErrorHandler:                 s.handleError,
+		ReadTimeout:                  60 * time.Second,
+		IdleTimeout:                  120 * time.Second,
 	})
 	s.routes()
 	return s
@@ -140,7 +144,7 @@ func (s *Server) routes() {
 			AllowHeaders:     "Origin, Content-Type, Accept, Authorization, X-API-Key",
 		}))
 	}
-	app.Use(s.bodyLimit)
+	app.Use(s.bodyGuard)
 
 	app.Get("/healthz", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"ok": 1}) })
 	app.Get("/readyz", s.readyz)
