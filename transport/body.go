@@ -79,17 +79,20 @@ func (s *Server) bodyGuard(c *fiber.Ctx) error {
 	if cl != 0 {
 		if enc := strings.TrimSpace(string(h.Peek(fiber.HeaderContentEncoding))); enc != "" && !strings.EqualFold(enc, "identity") {
 			drainBody(c)
+			s.obs.RequestRejected(RejectMediaType)
 			return errEncodedBody
 		}
 	}
 	limit, deferred := bodyPolicy(c.Method(), c.Path(), c.Get(fiber.HeaderContentType))
 	if cl > limit {
 		drainBody(c)
+		s.obs.RequestRejected(RejectBodyTooLarge)
 		return errTooLarge(limit)
 	}
 	st := &bodyState{limit: limit, pending: deferred}
 	if !deferred {
 		if err := readBody(c, st); err != nil {
+			s.obs.RequestRejected(RejectBodyTooLarge)
 			return err
 		}
 		return c.Next()
