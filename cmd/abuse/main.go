@@ -33,7 +33,7 @@ const password = "abuse-admin-password"
 func main() {
 	bin := flag.String("server", "./podium", "server binary")
 	secs := flag.Int("seconds", 10, "duration of each scenario")
-	only := flag.String("only", "", "run one scenario: list, stalled, bodies, guesses")
+	only := flag.String("only", "", "run one scenario: list, stalled, bodies, csv, guesses")
 	flag.Parse()
 	d := time.Duration(*secs) * time.Second
 	srv, err := start(*bin)
@@ -57,8 +57,15 @@ func main() {
 		fmt.Printf("40 stalled public-list clients: peak RSS %d MiB\n", srv.peakDuring(d, func(ctx context.Context) { srv.stalled(ctx, 40) })>>20)
 	}
 	if run("bodies") {
+		before := srv.rss()
 		fmt.Printf("8 oversized unauthenticated bodies: peak RSS %d MiB (before: %d MiB)\n",
-			srv.peakDuring(d, func(ctx context.Context) { srv.bodies(ctx, 8) })>>20, srv.rss()>>20)
+			srv.peakDuring(d, func(ctx context.Context) { srv.bodies(ctx, 8) })>>20, before>>20)
+	}
+	if run("csv") {
+		before := srv.rss()
+		var status int
+		peak := srv.peakDuring(5*time.Minute, func(context.Context) { status = srv.commasCSV(31 << 20) })
+		fmt.Printf("31 MiB CSV of commas (admin upload): status %d, peak RSS %d MiB (before: %d MiB)\n", status, peak>>20, before>>20)
 	}
 	if run("guesses") {
 		checked, refused := srv.guesses(d, 50)
@@ -169,6 +176,25 @@ func (s *server) seedProjects(n, descLen int) error {
 		return fmt.Errorf("import: %d %s", resp.StatusCode, b)
 	}
 	return nil
+}
+
+// commasCSV uploads a CSV file of n commas as the admin and returns the status.
+func (s *server) commasCSV(n int) int {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("csv", "p.csv")
+	_, _ = fw.Write(bytes.Repeat([]byte{','}, n))
+	_ = mw.Close()
+	req, _ := http.NewRequest("POST", s.base+"/api/project/csv", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("admin:"+password)))
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
 }
 
 // readers fetch the public list in a loop (no gzip: the largest answer).
