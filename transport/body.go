@@ -92,7 +92,9 @@ func (s *Server) bodyGuard(c *fiber.Ctx) error {
 	st := &bodyState{limit: limit, pending: deferred}
 	if !deferred {
 		if err := readBody(c, st); err != nil {
-			s.obs.RequestRejected(RejectBodyTooLarge)
+			if he, ok := err.(*httpError); ok && he.status == fiber.StatusRequestEntityTooLarge {
+				s.obs.RequestRejected(RejectBodyTooLarge)
+			}
 			return err
 		}
 		return c.Next()
