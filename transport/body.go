@@ -83,6 +83,9 @@ func (s *Server) bodyGuard(c *fiber.Ctx) error {
 			return errEncodedBody
 		}
 	}
+	if cl == 0 {
+		return c.Next() // no body: nothing to bound (most requests)
+	}
 	limit, deferred := bodyPolicy(c.Method(), c.Path(), c.Get(fiber.HeaderContentType))
 	if cl > limit {
 		drainBody(c)
