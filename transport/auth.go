@@ -60,11 +60,16 @@ func hashToken(t string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// newLoginCodes returns n crypto-random 8-digit codes (plus spares for collisions).
+// newLoginCodes returns n crypto-random 8-digit codes plus spares for the ones the
+// engine skips (duplicates within the batch or codes already in use). n codes among 10^8
+// collide about n²/2·10⁻⁸ times (50 for a 100,000-judge import), plus n·existing·10⁻⁸
+// with the judges already there: n/16 + 16 spares cover that with a wide margin (the
+// engine refuses the import when they run out).
 func newLoginCodes(n int) []string {
-	out := make([]string, 0, n+8)
+	total := n + n/16 + 16
+	out := make([]string, 0, total)
 	max := big.NewInt(100000000)
-	for i := 0; i < n+8; i++ {
+	for i := 0; i < total; i++ {
 		v, err := rand.Int(rand.Reader, max)
 		if err != nil {
 			panic("crypto/rand failed: " + err.Error())
@@ -114,6 +119,12 @@ func (s *Server) judgeLogin(c *fiber.Ctx) error {
 		return err
 	}
 	code := strings.TrimSpace(*req.Code)
+	key := ipKey(s.clientIP(c))
+	if reason, retry := s.logins.check(key); reason != "" {
+		s.obs.Throttled("judge_login")
+		s.obs.RequestRejected(reason)
+		return &httpError{status: fiber.StatusTooManyRequests, msg: "too many failed logins; try again later", retryAfter: retry}
+	}
 	var judge engine.ID
 	found := false
 	s.node.Read(func(st *engine.State) {
@@ -122,6 +133,7 @@ func (s *Server) judgeLogin(c *fiber.Ctx) error {
 		}
 	})
 	if !found || code == "" {
+		s.logins.failed(key)
 		// 400, as Jury answers: its client shows "Invalid judging code" only on a 400.
 		return badRequest("invalid code")
 	}
@@ -140,7 +152,7 @@ func (s *Server) judgeLogin(c *fiber.Ctx) error {
 }
 
 func (s *Server) adminLogin(c *fiber.Ctx) error {
-	ip := s.clientIP(c)
+	ip := ipKey(s.clientIP(c))
 	if n, retry := s.adminFails.peek("admin:" + ip); n >= adminFailLimit {
 		s.obs.Throttled("admin_login")
 		return &httpError{status: fiber.StatusTooManyRequests, msg: "too many failed logins; try again later", retryAfter: retry}
@@ -231,6 +243,9 @@ func (s *Server) judgeAuth(c *fiber.Ctx) error {
 	if !ok {
 		return errUnauthorized
 	}
+	if err := s.limitJudgeWrites(c, id); err != nil {
+		return err
+	}
 	c.Locals(localJudge, id)
 	return c.Next()
 }
@@ -260,7 +275,7 @@ func (s *Server) adminFromRequest(c *fiber.Ctx) bool {
 func (s *Server) adminAuth(c *fiber.Ctx) error {
 	if !s.adminFromRequest(c) {
 		if strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderAuthorization)), "basic ") {
-			ip := s.clientIP(c)
+			ip := ipKey(s.clientIP(c))
 			if n, retry := s.adminFails.peek("admin:" + ip); n >= adminFailLimit {
 				s.obs.Throttled("admin_login")
 				return &httpError{status: fiber.StatusTooManyRequests, msg: "too many failed logins; try again later", retryAfter: retry}
@@ -313,9 +328,10 @@ func (s *Server) throttle(c *fiber.Ctx, l *limiter, route string) error {
 		s.obs.Throttled(route)
 		return &httpError{status: fiber.StatusTooManyRequests, msg: "requests are blocked by the organisers", retryAfter: 60}
 	}
-	n, retry := l.hit(route + ":" + s.clientIP(c))
+	n, retry := l.hit(route + ":" + ipKey(s.clientIP(c)))
 	if n > max {
 		s.obs.Throttled(route)
+		s.obs.RequestRejected(RejectLoginIP)
 		return &httpError{status: fiber.StatusTooManyRequests, msg: "too many requests; try again later", retryAfter: retry}
 	}
 	return nil

@@ -95,16 +95,13 @@ func (s *Server) wsUpgrade(c *fiber.Ctx) error {
 	if !s.originAllowed(c) {
 		return &httpError{status: fiber.StatusForbidden, msg: "origin not allowed"}
 	}
-	if s.ext.realtime.hub.full() {
-		return &httpError{status: fiber.StatusServiceUnavailable, msg: "too many websocket connections"}
-	}
 	// Bound the kernel's send buffer: a client that stops reading then fills its queue
 	// (and is dropped) after ~wsSocketSendBuffer instead of the several MiB Linux
 	// autotuning would let it hold.
 	if tc, ok := c.Context().Conn().(interface{ SetWriteBuffer(int) error }); ok {
 		_ = tc.SetWriteBuffer(wsSocketSendBuffer)
 	}
-	p := &wsPeer{ip: s.clientIP(c)}
+	p := &wsPeer{ip: ipKey(s.clientIP(c))}
 	if tok := bearerOrCookie(c); tok != "" {
 		if id, ok := s.judgeFromToken(tok); ok {
 			p.judge, p.judgeHash = id, hashToken(tok)
@@ -125,6 +122,14 @@ func (s *Server) wsUpgrade(c *fiber.Ctx) error {
 	} else if s.adminFromRequest(c) {
 		p.admin, p.adminHash = true, hashToken(c.Cookies(cookieAdmin))
 	}
+	if err := s.ext.realtime.hub.admit(p.ip, p.admin); err != nil {
+		reason := RejectWSFull
+		if err == errWSPerIP {
+			reason = RejectWSPerIP
+		}
+		s.obs.RequestRejected(reason)
+		return err
+	}
 	c.Locals(localWS, p)
 	return c.Next()
 }
@@ -142,7 +147,7 @@ func (s *Server) originAllowed(c *fiber.Ctx) bool {
 	}
 	own := normalOrigin(s.cfg.PublicURL)
 	if s.cfg.PublicURL == "" {
-		own = normalOrigin(c.Protocol() + "://" + c.Hostname())
+		own = normalOrigin(s.requestOrigin(c))
 	}
 	if got == own {
 		return true
@@ -153,6 +158,23 @@ func (s *Server) originAllowed(c *fiber.Ctx) bool {
 		}
 	}
 	return false
+}
+
+// requestOrigin is the origin the client reached: scheme and Host of the request, or of
+// X-Forwarded-Proto/-Host when the peer is a trusted proxy (SPEC §2; Fiber's Hostname and
+// Protocol believe those headers from anyone).
+func (s *Server) requestOrigin(c *fiber.Ctx) string {
+	scheme := "http"
+	if s.overTLS(c) {
+		scheme = "https"
+	}
+	host := string(c.Request().URI().Host())
+	if len(s.proxies) > 0 && s.trusted(c.Context().RemoteIP()) {
+		if fh, _, _ := strings.Cut(c.Get(fiber.HeaderXForwardedHost), ","); strings.TrimSpace(fh) != "" {
+			host = strings.TrimSpace(fh)
+		}
+	}
+	return scheme + "://" + host
 }
 
 // normalOrigin reduces a URL or origin to "scheme://host[:port]", lower case, without a
