@@ -58,7 +58,7 @@ func trustLoopback(c *Config) { c.TrustedProxies = []string{"127.0.0.1"} }
 // TestLoginFloodSlowsGuessesNotJudges: once failed logins from many addresses have spent
 // the global budget, an address that already failed twice is refused before its code is
 // checked, while a judge on a fresh address logs in, and a fresh address's wrong guess
-// is still checked (401).
+// is still checked (400, as Jury answers a wrong code).
 func TestLoginFloodSlowsGuessesNotJudges(t *testing.T) {
 	ts := startServerOpts(t, trustLoopback, withLoginBudget(0.0001, 30))
 	_, code := ts.addJudge("Judge", "judge@example.org", "")
@@ -67,7 +67,7 @@ func TestLoginFloodSlowsGuessesNotJudges(t *testing.T) {
 		for a := 0; a < 50; a++ {
 			st, _ := ts.do("POST", "/api/judge/login", map[string]string{"code": "00000001"}, fromIP(fmt.Sprintf("198.51.100.%d", a)))
 			switch st {
-			case 401:
+			case 400:
 				checked++
 			case 429:
 				refused++
@@ -82,7 +82,7 @@ func TestLoginFloodSlowsGuessesNotJudges(t *testing.T) {
 	}
 	ts.must(429, "POST", "/api/judge/login", map[string]string{"code": code}, fromIP("198.51.100.1"), nil)
 	ts.must(200, "POST", "/api/judge/login", map[string]string{"code": code}, fromIP("203.0.113.9"), nil)
-	ts.must(401, "POST", "/api/judge/login", map[string]string{"code": "00000002"}, fromIP("203.0.113.10"), nil)
+	ts.must(400, "POST", "/api/judge/login", map[string]string{"code": "00000002"}, fromIP("203.0.113.10"), nil)
 	t.Logf("50 addresses, 200 guesses: %d checked, %d refused", checked, refused)
 }
 
@@ -92,10 +92,10 @@ func TestLoginLimitGroupsIPv6By64(t *testing.T) {
 	ts := startServerOpts(t, trustLoopback)
 	ts.must(200, "POST", "/api/admin/max-reqs", map[string]any{"max_req_per_min": 3}, asAdmin, nil)
 	for i := 1; i <= 3; i++ {
-		ts.must(401, "POST", "/api/judge/login", map[string]string{"code": "00000001"}, fromIP(fmt.Sprintf("2001:db8:1:2::%x", i)), nil)
+		ts.must(400, "POST", "/api/judge/login", map[string]string{"code": "00000001"}, fromIP(fmt.Sprintf("2001:db8:1:2::%x", i)), nil)
 	}
 	ts.must(429, "POST", "/api/judge/login", map[string]string{"code": "00000001"}, fromIP("2001:db8:1:2:ffff::9"), nil)
-	ts.must(401, "POST", "/api/judge/login", map[string]string{"code": "00000001"}, fromIP("2001:db8:1:3::1"), nil)
+	ts.must(400, "POST", "/api/judge/login", map[string]string{"code": "00000001"}, fromIP("2001:db8:1:3::1"), nil)
 	if k := ipKey("2001:db8:1:2:aaaa:bbbb:cccc:dddd"); k != "2001:db8:1:2::/64" {
 		t.Fatalf("ipKey = %q", k)
 	}
