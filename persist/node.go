@@ -66,13 +66,13 @@ type Node struct {
 	opts Options
 	log  zerolog.Logger
 
-	in       chan *request
-	quit     chan struct{}
-	loopDone chan struct{}
-	gcDone   chan struct{}
+	in        chan *request
+	quit      chan struct{}
+	loopDone  chan struct{}
+	gcDone    chan struct{}
 	probeDone chan struct{}
-	closing  atomic.Bool
-	failed   atomic.Pointer[error]
+	closing   atomic.Bool
+	failed    atomic.Pointer[error]
 	// dirty is set when the state may hold changes that are not in the journal.
 	dirty atomic.Bool
 

@@ -477,4 +477,3 @@ func TestJournalReplayIsDeterministic(t *testing.T) {
 		t.Fatal("replaying the journal into a fresh engine gave a different state")
 	}
 }
-
