@@ -53,6 +53,9 @@ type Options struct {
 	ProbeEvery time.Duration
 	// SegmentSize is the journal's segment size (default 16 MiB).
 	SegmentSize int64
+	// JournalFault, when set, is consulted before every journal write and allocation
+	// from the start on (fault-injection tests; see InjectJournalFault).
+	JournalFault func() error
 }
 
 // Node is the single writer: it owns the engine, applies every command in order,
@@ -131,6 +134,9 @@ func Open(dir string, opts Options) (*Node, error) {
 	if err != nil {
 		st.Close()
 		return nil, err
+	}
+	if opts.JournalFault != nil {
+		j.SetFault(opts.JournalFault)
 	}
 	n := &Node{
 		dir: dir, eng: engine.New(), st: st, j: j, opts: opts, log: opts.Log,
