@@ -126,13 +126,15 @@ func Open(dir string, opts Options) (*Node, error) {
 	if opts.ProbeEvery == 0 {
 		opts.ProbeEvery = 2 * time.Second
 	}
-	st, err := openStoreFor(dir, opts.Log)
+	// The journal first: when it is corrupt, startup stops before Badger (which writes
+	// when it opens) has touched the directory.
+	j, err := OpenJournal(JournalDir(dir), JournalOptions{SegmentSize: opts.SegmentSize, Log: opts.Log})
 	if err != nil {
 		return nil, err
 	}
-	j, err := OpenJournal(JournalDir(dir), JournalOptions{SegmentSize: opts.SegmentSize, Log: opts.Log})
+	st, err := openStoreFor(dir, opts.Log)
 	if err != nil {
-		st.Close()
+		j.Close()
 		return nil, err
 	}
 	if opts.JournalFault != nil {
