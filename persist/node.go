@@ -82,11 +82,13 @@ type Node struct {
 	sinkMu sync.RWMutex
 	sink   func([]engine.Event)
 
-	lastTime     int64 // writer only
-	snapSeq      uint64
-	snapAt       time.Time
-	snapBusy     atomic.Bool
-	snapWG       sync.WaitGroup
+	lastTime int64 // writer only
+	snapSeq  uint64
+	snapAt   time.Time
+	snapBusy atomic.Bool
+	// snapDone is closed when the running background snapshot ends (a WaitGroup would
+	// race: its Add at zero must not run alongside a Wait).
+	snapDone     atomic.Pointer[chan struct{}]
 	recoveredAt  int64
 	closeOnce    sync.Once
 	backupSerial atomic.Uint64
@@ -569,9 +571,10 @@ func (n *Node) maybeSnapshot(force bool) {
 	encode, seq := n.eng.Capture()
 	n.snapSeq, n.snapAt = seq, n.opts.Now()
 	savedAt := n.opts.Now().UnixMilli()
-	n.snapWG.Add(1)
+	done := make(chan struct{})
+	n.snapDone.Store(&done)
 	go func() {
-		defer n.snapWG.Done()
+		defer close(done)
 		defer n.snapBusy.Store(false)
 		n.writeSnapshot(encode, seq, savedAt)
 	}()
@@ -594,6 +597,13 @@ func (n *Node) writeSnapshot(encode func(io.Writer) error, seq uint64, savedAt i
 	return nil
 }
 
+// waitSnapshot waits for the background snapshot started last, if any.
+func (n *Node) waitSnapshot() {
+	if p := n.snapDone.Load(); p != nil {
+		<-*p
+	}
+}
+
 // Snapshot writes a full snapshot now and returns when it is on disk.
 func (n *Node) Snapshot() error {
 	if n.Failure() != nil {
@@ -602,7 +612,7 @@ func (n *Node) Snapshot() error {
 	var encode func(io.Writer) error
 	var seq uint64
 	// Wait for a running background snapshot, then capture in the writer.
-	n.snapWG.Wait()
+	n.waitSnapshot()
 	if e := n.do(func() {
 		encode, seq = n.eng.Capture()
 		n.snapSeq, n.snapAt = seq, n.opts.Now()
@@ -626,7 +636,7 @@ func (n *Node) Close() error {
 		<-n.loopDone
 		<-n.gcDone
 		<-n.probeDone
-		n.snapWG.Wait()
+		n.waitSnapshot()
 		if e := n.st.Close(); e != nil && err == nil {
 			err = e
 		}

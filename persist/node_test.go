@@ -37,7 +37,7 @@ func crash(n *Node) {
 	<-n.loopDone
 	<-n.gcDone
 	<-n.probeDone
-	n.snapWG.Wait()
+	n.waitSnapshot()
 	n.st.Close()
 	n.j.Close()
 }
@@ -107,7 +107,7 @@ func TestRecoveryFromSnapshotAndJournal(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		addProject(t, n, i)
 	}
-	n.snapWG.Wait()
+	n.waitSnapshot()
 	want := stateHash(t, n)
 	crash(n)
 
