@@ -191,10 +191,11 @@ func (n *Node) recover() error {
 	switch {
 	case last > n.snapSeq && first > n.snapSeq+1:
 		return fmt.Errorf("recovery: the journal starts at record %d but the snapshot covers only up to %d: records are missing", first, n.snapSeq)
-	case last != 0 && last < n.snapSeq:
-		// The snapshot is newer than the whole journal (e.g. restored): start after it.
+	case last < n.snapSeq:
+		// The snapshot is newer than the whole journal (e.g. restored): the journal
+		// continues after it. Failing here (a full disk) only costs a segment later.
 		if err := n.j.TruncateFront(n.snapSeq); err != nil {
-			return fmt.Errorf("recovery: %w", err)
+			n.log.Warn().Err(err).Msg("could not mark the journal as starting after the snapshot")
 		}
 	}
 	replayed := 0

@@ -137,3 +137,33 @@ func TestSnapshotOnNearlyFullDiskKeepsTheOldOne(t *testing.T) {
 		t.Fatal("state after restart differs")
 	}
 }
+
+// TestSnapshotDropsCoveredSegments: once a snapshot covers them, old journal segments
+// are deleted, and a restart still recovers everything.
+func TestSnapshotDropsCoveredSegments(t *testing.T) {
+	dir := t.TempDir()
+	n := openNode(t, dir, Options{SnapshotEvery: 1 << 40, SegmentSize: 4096})
+	for i := 0; i < 60; i++ {
+		addProject(t, n, i)
+	}
+	if segs := segFiles(t, JournalDir(dir)); len(segs) < 3 {
+		t.Fatalf("%d segments, want several", len(segs))
+	}
+	if err := n.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	if segs := segFiles(t, JournalDir(dir)); len(segs) != 1 {
+		t.Fatalf("segments after the snapshot: %v, want only the active one", segs)
+	}
+	addProject(t, n, 60)
+	want := stateHash(t, n)
+	crash(n)
+	n = openNode(t, dir, Options{SegmentSize: 4096})
+	defer n.Close()
+	if stateHash(t, n) != want {
+		t.Fatal("state after restart differs")
+	}
+	if f := n.j.FirstIndex(); f != 61 {
+		t.Fatalf("journal first index %d, want 61", f)
+	}
+}
