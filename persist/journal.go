@@ -36,6 +36,12 @@ import (
 // a record of a later batch follows, the journal is corrupt: Open returns a
 // *CorruptionError naming segment, offset and index, and writes nothing.
 
+// As hashicorp/raft's LogStore: StoreLogs = Append (encoded raft.Log per record),
+// GetLog = Get (ErrJournalNotFound -> raft.ErrLogNotFound), FirstIndex/LastIndex as
+// they are (0 when empty), DeleteRange(min, max) = TruncateFront(max) when min is the
+// first index, else TruncateBack(min). After everything is deleted, Append may start
+// at any index above the last one (a snapshot install).
+
 // JournalEntry is one record: its index and its bytes.
 type JournalEntry struct {
 	Index uint64
