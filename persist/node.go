@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +49,13 @@ type Options struct {
 	Observer         Observer
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
+	// ProbeEvery is how often a read-only node tries the journal again (default 2 s).
+	ProbeEvery time.Duration
+	// SegmentSize is the journal's segment size (default 16 MiB).
+	SegmentSize int64
+	// JournalFault, when set, is consulted before every journal write and allocation
+	// from the start on (fault-injection tests; see InjectJournalFault).
+	JournalFault func() error
 }
 
 // Node is the single writer: it owns the engine, applies every command in order,
@@ -57,26 +65,30 @@ type Node struct {
 	dir  string
 	eng  *engine.Engine
 	st   *Store
+	j    *Journal
 	opts Options
 	log  zerolog.Logger
 
-	in       chan *request
-	quit     chan struct{}
-	loopDone chan struct{}
-	gcDone   chan struct{}
-	closing  atomic.Bool
-	failed   atomic.Pointer[error]
+	in        chan *request
+	quit      chan struct{}
+	loopDone  chan struct{}
+	gcDone    chan struct{}
+	probeDone chan struct{}
+	closing   atomic.Bool
+	failed    atomic.Pointer[error]
 	// dirty is set when the state may hold changes that are not in the journal.
 	dirty atomic.Bool
 
 	sinkMu sync.RWMutex
 	sink   func([]engine.Event)
 
-	lastTime     int64 // writer only
-	snapSeq      uint64
-	snapAt       time.Time
-	snapBusy     atomic.Bool
-	snapWG       sync.WaitGroup
+	lastTime int64 // writer only
+	snapSeq  uint64
+	snapAt   time.Time
+	snapBusy atomic.Bool
+	// snapDone is closed when the running background snapshot ends (a WaitGroup would
+	// race: its Add at zero must not run alongside a Wait).
+	snapDone     atomic.Pointer[chan struct{}]
 	recoveredAt  int64
 	closeOnce    sync.Once
 	backupSerial atomic.Uint64
@@ -113,23 +125,47 @@ func Open(dir string, opts Options) (*Node, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	st, err := OpenStore(dir, opts.Log)
+	if opts.ProbeEvery == 0 {
+		opts.ProbeEvery = 2 * time.Second
+	}
+	// The journal first: when it is corrupt, startup stops before Badger (which writes
+	// when it opens) has touched the directory.
+	j, err := OpenJournal(JournalDir(dir), JournalOptions{SegmentSize: opts.SegmentSize, Log: opts.Log})
 	if err != nil {
 		return nil, err
 	}
+	st, err := openStoreFor(dir, opts.Log)
+	if err != nil {
+		j.Close()
+		return nil, err
+	}
+	if opts.JournalFault != nil {
+		j.SetFault(opts.JournalFault)
+	}
 	n := &Node{
-		dir: dir, eng: engine.New(), st: st, opts: opts, log: opts.Log,
-		in: make(chan *request, 8192), quit: make(chan struct{}), loopDone: make(chan struct{}), gcDone: make(chan struct{}),
+		dir: dir, eng: engine.New(), st: st, j: j, opts: opts, log: opts.Log,
+		in: make(chan *request, 8192), quit: make(chan struct{}), loopDone: make(chan struct{}),
+		gcDone: make(chan struct{}), probeDone: make(chan struct{}),
 	}
 	if err := n.recover(); err != nil {
+		j.Close()
 		st.Close()
 		return nil, err
+	}
+	// A journal that cannot be written (a full disk) makes the node read-only from the
+	// start; it is retried like any later failure.
+	if err := j.Probe(); err != nil {
+		n.fail(err)
 	}
 	n.snapAt = opts.Now()
 	go n.loop()
 	go n.gcLoop()
+	go n.probeLoop()
 	return n, nil
 }
+
+// JournalDir is where the journal of the data directory dir lives.
+func JournalDir(dir string) string { return filepath.Join(dir, "journal") }
 
 // recover loads the latest snapshot and replays the journal after it.
 func (n *Node) recover() error {
@@ -148,14 +184,28 @@ func (n *Node) recover() error {
 		n.snapSeq = ptr.Seq
 		n.recoveredAt = ptr.SavedAt
 	}
+	if err := n.migrate(); err != nil {
+		return fmt.Errorf("recovery: %w", err)
+	}
+	first, last := n.j.FirstIndex(), n.j.LastIndex()
+	switch {
+	case last > n.snapSeq && first > n.snapSeq+1:
+		return fmt.Errorf("recovery: the journal starts at record %d but the snapshot covers only up to %d: records are missing", first, n.snapSeq)
+	case last < n.snapSeq:
+		// The snapshot is newer than the whole journal (e.g. restored): the journal
+		// continues after it. Failing here (a full disk) only costs a segment later.
+		if err := n.j.TruncateFront(n.snapSeq); err != nil {
+			n.log.Warn().Err(err).Msg("could not mark the journal as starting after the snapshot")
+		}
+	}
 	replayed := 0
-	last, torn, err := n.st.replayJournal(n.snapSeq, func(seq uint64, payload []byte) error {
+	err = n.j.Replay(n.snapSeq, func(seq uint64, payload []byte) error {
 		var env engine.Envelope
 		if err := json.Unmarshal(payload, &env); err != nil {
-			return fmt.Errorf("decode: %w", err)
+			return fmt.Errorf("journal record %d: decode: %w", seq, err)
 		}
 		if _, _, err := n.eng.Apply(&env); err != nil {
-			return fmt.Errorf("apply %s: %w", env.Cmd.Kind(), err)
+			return fmt.Errorf("journal record %d: apply %s: %w", seq, env.Cmd.Kind(), err)
 		}
 		if got := n.eng.Applied(); got != seq {
 			return fmt.Errorf("engine is at sequence %d after applying record %d", got, seq)
@@ -168,9 +218,6 @@ func (n *Node) recover() error {
 	})
 	if err != nil {
 		return fmt.Errorf("recovery: %w", err)
-	}
-	if torn {
-		n.log.Warn().Uint64("after", last).Msg("discarded a torn final journal record")
 	}
 	n.eng.Read(func(s *engine.State) { n.lastTime = s.LastTime })
 	n.log.Info().Uint64("snapshot_seq", n.snapSeq).Int("replayed", replayed).
@@ -327,7 +374,7 @@ func (n *Node) commitGroup(group []*request) {
 		return
 	}
 	wasFailed := n.Failure() != nil
-	recs := make([]Record, 0, len(group))
+	recs := make([]JournalEntry, 0, len(group))
 	applied := group[:0:0]
 	for _, r := range group {
 		if err := n.Failure(); err != nil {
@@ -354,18 +401,17 @@ func (n *Node) commitGroup(group []*request) {
 			continue
 		}
 		r.res, r.events = res, evs
-		recs = append(recs, Record{Seq: n.eng.Applied(), Payload: payload})
+		recs = append(recs, JournalEntry{Index: n.eng.Applied(), Data: payload})
 		applied = append(applied, r)
 	}
 	if len(recs) > 0 {
 		t0 := time.Now()
-		durable, err := n.st.Append(recs)
+		err := n.j.Append(recs)
 		n.opts.Observer.JournalCommitted(len(recs), time.Since(t0))
 		if err != nil {
 			n.fail(err)
-			// Records that reached the disk stay acknowledged (a restart would bring them
-			// back); only the rest are refused.
-			for _, r := range applied[durable:] {
+			// One write and one fdatasync per batch: none of it counts as written.
+			for _, r := range applied {
 				r.res, r.events, r.err = nil, nil, ErrReadOnly
 			}
 		}
@@ -406,7 +452,7 @@ func (n *Node) rollback() {
 		seq = ptr.Seq
 	}
 	if err == nil {
-		_, _, err = n.st.replayJournal(seq, func(_ uint64, payload []byte) error {
+		err = n.j.Replay(seq, func(_ uint64, payload []byte) error {
 			var env engine.Envelope
 			if err := json.Unmarshal(payload, &env); err != nil {
 				return err
@@ -425,12 +471,47 @@ func (n *Node) rollback() {
 	if err != nil {
 		n.dirty.Store(true)
 		n.log.Error().Err(err).Msg("could not reload the durable state after the journal failure: reads may show refused changes")
+		return
 	}
+	n.dirty.Store(false)
 }
 
 func (n *Node) fail(err error) {
 	if n.failed.CompareAndSwap(nil, &err) {
-		n.log.Error().Err(err).Msg("journal write failed: the server is now read-only")
+		n.log.Error().Err(err).Dur("retry_every", n.opts.ProbeEvery).
+			Msg("journal write failed: the server is read-only (changes get 503) until a journal write succeeds again")
+	}
+}
+
+// probeLoop retries the journal every ProbeEvery while the node is read-only, and
+// makes it writable again once a probe write (and fdatasync) succeeds.
+func (n *Node) probeLoop() {
+	defer close(n.probeDone)
+	t := time.NewTicker(n.opts.ProbeEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if n.Failure() == nil {
+				continue
+			}
+			if err := n.j.Probe(); err != nil {
+				continue // the cause was logged when the node became read-only
+			}
+			_ = n.do(func() {
+				if n.dirty.Load() {
+					n.rollback()
+				}
+				if n.dirty.Load() {
+					return // the engine may hold refused changes: stay read-only
+				}
+				if old := n.failed.Swap(nil); old != nil {
+					n.log.Info().AnErr("was", *old).Msg("journal writable again: the server accepts changes")
+				}
+			})
+		case <-n.quit:
+			return
+		}
 	}
 }
 
@@ -491,9 +572,10 @@ func (n *Node) maybeSnapshot(force bool) {
 	encode, seq := n.eng.Capture()
 	n.snapSeq, n.snapAt = seq, n.opts.Now()
 	savedAt := n.opts.Now().UnixMilli()
-	n.snapWG.Add(1)
+	done := make(chan struct{})
+	n.snapDone.Store(&done)
 	go func() {
-		defer n.snapWG.Done()
+		defer close(done)
 		defer n.snapBusy.Store(false)
 		n.writeSnapshot(encode, seq, savedAt)
 	}()
@@ -504,12 +586,23 @@ func (n *Node) writeSnapshot(encode func(io.Writer) error, seq uint64, savedAt i
 	t0 := time.Now()
 	size, err := n.st.WriteSnapshotFrom(encode, seq, savedAt)
 	if err != nil {
-		n.log.Error().Err(err).Msg("snapshot write failed")
+		n.log.Error().Err(err).Msg("snapshot not written; the previous snapshot and the journal after it stay in use")
 		return err
 	}
 	n.opts.Observer.SnapshotWritten(size, time.Since(t0))
 	n.log.Info().Uint64("seq", seq).Int("bytes", size).Dur("took", time.Since(t0)).Msg("snapshot written")
+	// The journal records it covers are no longer needed.
+	if err := n.j.TruncateFront(seq); err != nil {
+		n.log.Warn().Err(err).Msg("could not drop journal segments covered by the snapshot")
+	}
 	return nil
+}
+
+// waitSnapshot waits for the background snapshot started last, if any.
+func (n *Node) waitSnapshot() {
+	if p := n.snapDone.Load(); p != nil {
+		<-*p
+	}
 }
 
 // Snapshot writes a full snapshot now and returns when it is on disk.
@@ -520,7 +613,7 @@ func (n *Node) Snapshot() error {
 	var encode func(io.Writer) error
 	var seq uint64
 	// Wait for a running background snapshot, then capture in the writer.
-	n.snapWG.Wait()
+	n.waitSnapshot()
 	if e := n.do(func() {
 		encode, seq = n.eng.Capture()
 		n.snapSeq, n.snapAt = seq, n.opts.Now()
@@ -543,8 +636,12 @@ func (n *Node) Close() error {
 		close(n.quit)
 		<-n.loopDone
 		<-n.gcDone
-		n.snapWG.Wait()
+		<-n.probeDone
+		n.waitSnapshot()
 		if e := n.st.Close(); e != nil && err == nil {
+			err = e
+		}
+		if e := n.j.Close(); e != nil && err == nil {
 			err = e
 		}
 	})
@@ -555,5 +652,5 @@ func (n *Node) Close() error {
 // (nil fn removes the fault). It exists for fault-injection tests of the read-only mode
 // and is never used by the server itself.
 func (n *Node) InjectJournalFault(fn func() error) {
-	_ = n.do(func() { n.st.failAppend = fn })
+	n.j.SetFault(fn)
 }

@@ -10,10 +10,13 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
 )
 
 // Key layout in Badger:
@@ -41,17 +44,27 @@ type snapPointer struct {
 	CRC     uint32 `json:"crc"`
 }
 
-// Store is the Badger database holding journal and snapshots.
+// Store is the Badger database holding the snapshots (and, in data directories from
+// before the file journal, the old journal that is migrated on first start).
+//
+// Badger writes through memory maps of sparse files, so on a full disk a write can
+// kill the process with SIGBUS. The store therefore writes only when the filesystem
+// has room to spare (minFree plus twice the last snapshot), and a store opened on a
+// nearly full disk is opened read-only (or not at all on a new directory) and reopened
+// for writing once space is back.
 type Store struct {
-	db     *badger.DB
-	snapMu sync.Mutex // one snapshot write at a time
+	dir    string
+	log    zerolog.Logger
+	db     *badger.DB // nil when it could not be opened (new directory on a full disk)
+	ro     bool       // opened read-only
+	snapMu sync.Mutex // one snapshot write at a time; guards db and ro
 	// trimmed: journal records (and parts) up to this sequence are known deleted in
 	// this run, so the next trim starts after it (guarded by snapMu).
 	trimmed uint64
-	// failAppend, when set (tests only), makes Append fail as a full disk would.
-	failAppend func() error
-	// failTxn, when set (tests only), fails the i-th transaction of an Append.
-	failTxn func(i int) error
+	// lastSize is the size of the last snapshot written or read (guarded by snapMu).
+	lastSize int64
+	// freeSpace reports the bytes available in dir (tests may replace it).
+	freeSpace func(dir string) (int64, error)
 }
 
 // Record is one journal record to append.
@@ -85,7 +98,85 @@ func snapPrefix(id uint64) []byte {
 // OpenStore opens (or creates) the Badger database in dir with settings sized for
 // Podium's small data and with synchronous writes (every commit is fsynced).
 func OpenStore(dir string, log zerolog.Logger) (*Store, error) {
+	db, err := openBadger(dir, log, false)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{dir: dir, log: log, db: db, freeSpace: freeBytes}, nil
+}
+
+// minFree is the free space the store wants besides twice the snapshot before it lets
+// Badger write (memtable flushes and compactions write new files through mmap).
+const minFree = 128 << 20
+
+// openStoreFor opens the store for a node: read-write when there is room, otherwise
+// read-only (or without a database on a new directory) with a warning.
+func openStoreFor(dir string, log zerolog.Logger) (*Store, error) {
+	st := &Store{dir: dir, log: log, freeSpace: freeBytes}
+	if err := st.roomFor(0); err == nil {
+		return OpenStore(dir, log)
+	} else {
+		log.Warn().Err(err).Msg("disk nearly full: the snapshot store opens read-only until space is freed")
+	}
+	db, err := openBadger(dir, log, true)
+	if err != nil {
+		if _, statErr := os.Stat(filepath.Join(dir, "MANIFEST")); statErr == nil {
+			return nil, err
+		}
+		return st, nil // a new directory: nothing to read
+	}
+	st.db, st.ro = db, true
+	return st, nil
+}
+
+// roomFor says whether the filesystem has room for Badger to write a snapshot of
+// about size bytes.
+func (st *Store) roomFor(size int64) error {
+	free, err := st.freeSpace(st.dir)
+	if err != nil {
+		return fmt.Errorf("free space of %s: %w", st.dir, err)
+	}
+	if need := minFree + 2*size; free < need {
+		return fmt.Errorf("only %d MiB free in %s, the snapshot store needs %d MiB to write safely", free>>20, st.dir, need>>20)
+	}
+	return nil
+}
+
+// writableLocked makes sure Badger may write now (reopening a read-only store when
+// space is back). Caller holds snapMu.
+func (st *Store) writableLocked(size int64) error {
+	if err := st.roomFor(size); err != nil {
+		return err
+	}
+	if st.db != nil && !st.ro {
+		return nil
+	}
+	if st.db != nil {
+		if err := st.db.Close(); err != nil {
+			return fmt.Errorf("close read-only store: %w", err)
+		}
+		st.db = nil
+	}
+	db, err := openBadger(st.dir, st.log, false)
+	if err != nil {
+		return err
+	}
+	st.db, st.ro = db, false
+	st.log.Info().Msg("snapshot store writable again")
+	return nil
+}
+
+func freeBytes(dir string) (int64, error) {
+	var fs unix.Statfs_t
+	if err := unix.Statfs(dir, &fs); err != nil {
+		return 0, err
+	}
+	return int64(fs.Bavail) * int64(fs.Bsize), nil
+}
+
+func openBadger(dir string, log zerolog.Logger, readOnly bool) (*badger.DB, error) {
 	opts := badger.DefaultOptions(dir).
+		WithReadOnly(readOnly).
 		WithSyncWrites(true).
 		WithMemTableSize(32 << 20).
 		WithNumMemtables(2).
@@ -99,15 +190,36 @@ func OpenStore(dir string, log zerolog.Logger) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open badger in %s: %w", dir, err)
 	}
-	return &Store{db: db}, nil
+	return db, nil
 }
 
-// Close closes the database.
-func (st *Store) Close() error { return st.db.Close() }
+// Close closes the database. On a nearly full disk it does not: Badger's final flush
+// writes through mmap and could die of SIGBUS; what it holds is already synced.
+func (st *Store) Close() error {
+	st.snapMu.Lock()
+	defer st.snapMu.Unlock()
+	if st.db == nil {
+		return nil
+	}
+	if !st.ro {
+		if err := st.roomFor(0); err != nil {
+			st.db = nil
+			return fmt.Errorf("snapshot store left unclosed: %w", err)
+		}
+	}
+	db := st.db
+	st.db = nil
+	return db.Close()
+}
 
 // collectGarbage reclaims value-log space left by dropped journal records and old
 // snapshots, as Badger recommends doing now and then.
 func (st *Store) collectGarbage() {
+	st.snapMu.Lock()
+	defer st.snapMu.Unlock()
+	if st.db == nil || st.ro || st.roomFor(st.lastSize) != nil {
+		return
+	}
 	for st.db.RunValueLogGC(0.5) == nil {
 	}
 }
@@ -147,22 +259,14 @@ func encodeRecord(payload []byte) []byte {
 // transaction (one fsync); big ones are split into parts first, and a batch over
 // maxTxnBytes spans several transactions. It returns how many records (a prefix of recs)
 // are durable: all of them when err is nil, possibly some when it is not.
+//
+// This is the journal of data directories from before the file journal (Journal): the
+// node only reads it, to migrate it; tests use Append to build such directories.
 func (st *Store) Append(recs []Record) (durable int, err error) {
-	if st.failAppend != nil {
-		if err := st.failAppend(); err != nil {
-			return 0, err
-		}
-	}
 	txn := st.db.NewTransaction(true)
 	defer func() { txn.Discard() }()
-	size, pending, txns := 0, 0, 0
+	size, pending := 0, 0
 	commit := func() error {
-		if st.failTxn != nil {
-			if err := st.failTxn(txns); err != nil {
-				return err
-			}
-		}
-		txns++
 		return txn.Commit()
 	}
 	for _, r := range recs {
@@ -259,6 +363,9 @@ func (st *Store) WriteSnapshot(data []byte, seq uint64, savedAt int64) error {
 func (st *Store) WriteSnapshotFrom(encode func(io.Writer) error, seq uint64, savedAt int64) (int, error) {
 	st.snapMu.Lock()
 	defer st.snapMu.Unlock()
+	if err := st.writableLocked(st.lastSize); err != nil {
+		return 0, err
+	}
 	old, hasOld, err := st.pointer()
 	if err != nil {
 		return 0, err
@@ -290,6 +397,7 @@ func (st *Store) WriteSnapshotFrom(encode func(io.Writer) error, seq uint64, sav
 		_ = st.deletePrefix(snapPrefix(old.ID), nil)
 	}
 	st.trimJournal(seq)
+	st.lastSize = int64(cw.size)
 	return cw.size, nil
 }
 
@@ -402,6 +510,9 @@ func (st *Store) trimJournal(seq uint64) {
 func (st *Store) pointer() (snapPointer, bool, error) {
 	var p snapPointer
 	found := false
+	if st.db == nil {
+		return p, false, nil
+	}
 	err := st.db.View(func(txn *badger.Txn) error {
 		item, err := txn.Get(keySnapPointer)
 		if errors.Is(err, badger.ErrKeyNotFound) {
@@ -444,17 +555,19 @@ func (st *Store) loadSnapshot() (data []byte, ptr snapPointer, found bool, err e
 	if len(data) != ptr.Size || crc32.Checksum(data, crcTable) != ptr.CRC {
 		return nil, ptr, true, fmt.Errorf("snapshot %d is corrupt (size or checksum mismatch)", ptr.ID)
 	}
+	st.lastSize = int64(len(data))
 	return data, ptr, true, nil
 }
 
-// errTorn marks a bad final journal record.
-var errTorn = errors.New("torn final journal record")
-
-// replayJournal calls fn for every journal record after seq, in order. A record whose
-// checksum fails is tolerated (and deleted) only when it is the last one.
+// replayJournal calls fn for every record of the legacy Badger journal after seq, in
+// order. A record whose checksum fails is tolerated (reported as torn) only when it is
+// the last one. It writes nothing.
 func (st *Store) replayJournal(after uint64, fn func(seq uint64, payload []byte) error) (last uint64, torn bool, err error) {
 	var tornKey []byte
 	last = after
+	if st.db == nil {
+		return last, false, nil
+	}
 	err = st.db.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixJournal, PrefetchValues: true, PrefetchSize: 64})
 		defer it.Close()
@@ -487,16 +600,7 @@ func (st *Store) replayJournal(after uint64, fn func(seq uint64, payload []byte)
 		}
 		return nil
 	})
-	if err != nil {
-		return last, false, err
-	}
-	if tornKey != nil {
-		if err := st.db.Update(func(txn *badger.Txn) error { return txn.Delete(tornKey) }); err != nil {
-			return last, true, fmt.Errorf("drop torn journal record: %w", err)
-		}
-		return last, true, nil
-	}
-	return last, false, nil
+	return last, tornKey != nil, err
 }
 
 // badgerLogger routes Badger's log lines into zerolog.
@@ -512,4 +616,28 @@ func trimNL(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// dropLegacyJournal deletes the Badger journal (after migrate moved it), when the store
+// is writable; a failure only wastes space.
+func (st *Store) dropLegacyJournal() {
+	st.snapMu.Lock()
+	defer st.snapMu.Unlock()
+	if st.db == nil || st.ro || st.roomFor(0) != nil {
+		return
+	}
+	found := false
+	_ = st.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixJournal})
+		defer it.Close()
+		it.Rewind()
+		found = it.Valid()
+		return nil
+	})
+	if !found {
+		return
+	}
+	if st.deletePrefix(prefixJournal, nil) == nil {
+		_ = st.deletePrefix(prefixParts, nil)
+	}
 }

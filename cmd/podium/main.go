@@ -237,7 +237,7 @@ func serve(args []string) error {
 		return err
 	}
 	raiseFileLimit(log)
-	node, err := persist.Open(c.server.DataDir, persist.Options{Log: log, Observer: nodeObserver})
+	node, err := persist.Open(c.server.DataDir, persist.Options{Log: log, Observer: nodeObserver, JournalFault: journalFault()})
 	if err != nil {
 		return err
 	}
@@ -292,11 +292,15 @@ func serve(args []string) error {
 	for _, f := range cleanups {
 		f()
 	}
-	if err := node.Close(); err != nil {
+	if err := closeWithin(closeTimeout, node.Close); err != nil {
+		log.Error().Err(err).Msg("shutdown incomplete: the journal holds every acknowledged change")
 		return fmt.Errorf("close store: %w", err)
 	}
+	if stopErr != nil {
+		return stopErr
+	}
 	log.Info().Msg("stopped")
-	return stopErr
+	return nil
 }
 
 // raiseFileLimit raises the soft limit on open files to the hard limit (SPEC §11: every
@@ -315,6 +319,38 @@ func raiseFileLimit(log zerolog.Logger) {
 		}
 	}
 	log.Info().Uint64("open_file_limit", r.Cur).Msg("open-file limit")
+}
+
+// closeTimeout bounds the final snapshot and closing the store (SPEC §8).
+const closeTimeout = 10 * time.Second
+
+// closeWithin runs closeFn and gives up after d: Badger retries a final flush that
+// cannot succeed (disk full, data directory removed) forever.
+func closeWithin(d time.Duration, closeFn func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- closeFn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		return fmt.Errorf("writing the final snapshot and closing the store did not finish within %s (disk full, I/O errors or data directory gone?)", d)
+	}
+}
+
+// journalFault returns the fault-injection hook for tests of the read-only mode on
+// machines where a small filesystem cannot be mounted: while the file named by
+// PODIUM_TEST_JOURNAL_FAULT_FILE exists, journal writes fail as on a full disk.
+func journalFault() func() error {
+	path := os.Getenv("PODIUM_TEST_JOURNAL_FAULT_FILE")
+	if path == "" {
+		return nil
+	}
+	return func() error {
+		if _, err := os.Stat(path); err == nil {
+			return fmt.Errorf("injected (%s exists): %w", path, syscall.ENOSPC)
+		}
+		return nil
+	}
 }
 
 // recoverClock pauses a clock that was running before the restart when clock_sync is

@@ -1,0 +1,169 @@
+package persist
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"podium/engine"
+)
+
+// TestReadOnlyHealsByItself: after a journal write failure the node refuses changes
+// (ErrReadOnly, not ready) and serves reads; once writes work again the periodic probe
+// makes it writable without a restart, and what it accepts then is durable.
+func TestReadOnlyHealsByItself(t *testing.T) {
+	dir := t.TempDir()
+	n := openNode(t, dir, Options{ProbeEvery: 10 * time.Millisecond})
+	addProject(t, n, 1)
+	n.InjectJournalFault(func() error { return syscall.ENOSPC })
+	if _, err := n.Submit(context.Background(), engine.Admin, &engine.ClockUnpause{}); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("submit on a failing journal: %v", err)
+	}
+	if n.Ready() || !errors.Is(n.Failure(), syscall.ENOSPC) {
+		t.Fatalf("ready=%v failure=%v", n.Ready(), n.Failure())
+	}
+	n.InjectJournalFault(nil)
+	deadline := time.Now().Add(10 * time.Second)
+	for !n.Ready() {
+		if time.Now().After(deadline) {
+			t.Fatal("node did not become writable again")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	addProject(t, n, 2)
+	want := stateHash(t, n)
+	n.st.snapMu.Lock()
+	n.st.freeSpace = freeBytes // (else Close leaves Badger open, as a dying process would)
+	n.st.snapMu.Unlock()
+	crash(n)
+	n = openNode(t, dir, Options{})
+	defer n.Close()
+	if stateHash(t, n) != want {
+		t.Fatal("state after restart differs")
+	}
+}
+
+// TestMigratesBadgerJournal: a data directory whose journal is in Badger (before the
+// file journal) starts with the same state; its records move into the file journal
+// once and leave Badger.
+func TestMigratesBadgerJournal(t *testing.T) {
+	dir := t.TempDir()
+	n := openNode(t, dir, Options{SnapshotEvery: 1 << 40})
+	for i := 0; i < 12; i++ {
+		addProject(t, n, i)
+	}
+	n.Snapshot() // covers 12
+	for i := 12; i < 20; i++ {
+		addJudge(t, n, i)
+	}
+	want := stateHash(t, n)
+	var recs []Record
+	if err := n.j.Replay(0, func(seq uint64, b []byte) error {
+		recs = append(recs, Record{Seq: seq, Payload: append([]byte(nil), b...)})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 8 {
+		t.Fatalf("journal holds %d records after the snapshot, want 8", len(recs))
+	}
+	crash(n)
+	// Rebuild the old layout: the same records in Badger, no journal directory.
+	os.RemoveAll(JournalDir(dir))
+	st, err := OpenStore(dir, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Append(recs); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for round := 0; round < 2; round++ {
+		n = openNode(t, dir, Options{})
+		if got := stateHash(t, n); got != want {
+			t.Fatalf("round %d: migrated state differs", round)
+		}
+		if f, l := n.j.FirstIndex(), n.j.LastIndex(); f != 13 || l != 20 {
+			t.Fatalf("round %d: file journal holds %d..%d, want 13..20", round, f, l)
+		}
+		_, torn, err := n.st.replayJournal(0, func(uint64, []byte) error { return errors.New("a Badger record is left") })
+		if err != nil || torn {
+			t.Fatalf("round %d: %v %v", round, err, torn)
+		}
+		crash(n)
+	}
+}
+
+// TestSnapshotOnNearlyFullDiskKeepsTheOldOne: with too little free space for Badger
+// (which would write through mmap and could die of SIGBUS) the snapshot is not written
+// and says so; the previous snapshot and the journal after it stay, and the state
+// recovers completely.
+func TestSnapshotOnNearlyFullDiskKeepsTheOldOne(t *testing.T) {
+	dir := t.TempDir()
+	n := openNode(t, dir, Options{SnapshotEvery: 1 << 40})
+	addProject(t, n, 1)
+	if err := n.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	_, old, _, _ := n.st.loadSnapshot()
+	addProject(t, n, 2)
+	n.st.snapMu.Lock()
+	n.st.freeSpace = func(string) (int64, error) { return 1 << 20, nil }
+	n.st.snapMu.Unlock()
+	err := n.Snapshot()
+	if err == nil || !strings.Contains(err.Error(), "MiB free") {
+		t.Fatalf("snapshot on a nearly full disk: %v", err)
+	}
+	if _, cur, _, _ := n.st.loadSnapshot(); cur != old {
+		t.Fatalf("snapshot pointer changed: %+v -> %+v", old, cur)
+	}
+	if n.j.LastIndex() != 2 {
+		t.Fatalf("journal last = %d, want 2 (not truncated)", n.j.LastIndex())
+	}
+	want := stateHash(t, n)
+	n.st.snapMu.Lock()
+	n.st.freeSpace = freeBytes // (else Close leaves Badger open, as a dying process would)
+	n.st.snapMu.Unlock()
+	crash(n)
+	n = openNode(t, dir, Options{})
+	defer n.Close()
+	if stateHash(t, n) != want {
+		t.Fatal("state after restart differs")
+	}
+}
+
+// TestSnapshotDropsCoveredSegments: once a snapshot covers them, old journal segments
+// are deleted, and a restart still recovers everything.
+func TestSnapshotDropsCoveredSegments(t *testing.T) {
+	dir := t.TempDir()
+	n := openNode(t, dir, Options{SnapshotEvery: 1 << 40, SegmentSize: 4096})
+	for i := 0; i < 60; i++ {
+		addProject(t, n, i)
+	}
+	if segs := segFiles(t, JournalDir(dir)); len(segs) < 3 {
+		t.Fatalf("%d segments, want several", len(segs))
+	}
+	if err := n.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	if segs := segFiles(t, JournalDir(dir)); len(segs) != 1 {
+		t.Fatalf("segments after the snapshot: %v, want only the active one", segs)
+	}
+	addProject(t, n, 60)
+	want := stateHash(t, n)
+	crash(n)
+	n = openNode(t, dir, Options{SegmentSize: 4096})
+	defer n.Close()
+	if stateHash(t, n) != want {
+		t.Fatal("state after restart differs")
+	}
+	if f := n.j.FirstIndex(); f != 61 {
+		t.Fatalf("journal first index %d, want 61", f)
+	}
+}
