@@ -53,6 +53,9 @@ type Options struct {
 	ProbeEvery time.Duration
 	// SegmentSize is the journal's segment size (default 16 MiB).
 	SegmentSize int64
+	// Cluster, when set, makes the node a member of a raft cluster (cluster*.go).
+	Cluster         *ClusterConfig
+	ClusterObserver ClusterObserver
 }
 
 // Node is the single writer: it owns the engine, applies every command in order,
@@ -61,6 +64,7 @@ type Options struct {
 type Node struct {
 	dir  string
 	eng  *engine.Engine
+	cl   *cluster // nil in single-node mode
 	st   *Store
 	j    *Journal
 	opts Options
@@ -122,6 +126,9 @@ func Open(dir string, opts Options) (*Node, error) {
 	}
 	if opts.ProbeEvery == 0 {
 		opts.ProbeEvery = 2 * time.Second
+	}
+	if opts.Cluster != nil {
+		return openCluster(dir, opts)
 	}
 	st, err := openStoreFor(dir, opts.Log)
 	if err != nil {
@@ -230,7 +237,12 @@ func (n *Node) SetEventSink(fn func([]engine.Event)) {
 func (n *Node) Read(fn func(s *engine.State)) { n.eng.Read(fn) }
 
 // Ready reports whether the node accepts changes.
-func (n *Node) Ready() bool { return n.failed.Load() == nil && !n.closing.Load() }
+func (n *Node) Ready() bool {
+	if n.cl != nil {
+		return n.cl.isReady()
+	}
+	return n.failed.Load() == nil && !n.closing.Load()
+}
 
 // Failure returns the storage error that made the node read-only, if any.
 func (n *Node) Failure() error {
@@ -242,12 +254,18 @@ func (n *Node) Failure() error {
 
 // Submit applies a command and returns its result once it is durable.
 func (n *Node) Submit(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, error) {
+	if n.cl != nil {
+		return n.cl.submit(ctx, actor, cmd)
+	}
 	return n.submit(ctx, &request{env: &engine.Envelope{Actor: actor, Cmd: cmd, Seed: randomSeed()}})
 }
 
 // SubmitWithBackup is Submit for destructive commands (resets): a backup of the state
 // just before the command is written first, and its name returned.
 func (n *Node) SubmitWithBackup(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, string, error) {
+	if n.cl != nil {
+		return n.cl.submitWithBackup(ctx, actor, cmd)
+	}
 	r := &request{env: &engine.Envelope{Actor: actor, Cmd: cmd, Seed: randomSeed()}, backupBefore: true}
 	res, err := n.submit(ctx, r)
 	return res, r.backupName, err
@@ -588,6 +606,9 @@ func (n *Node) writeSnapshot(encode func(io.Writer) error, seq uint64, savedAt i
 
 // Snapshot writes a full snapshot now and returns when it is on disk.
 func (n *Node) Snapshot() error {
+	if n.cl != nil {
+		return n.cl.snapshot()
+	}
 	if n.Failure() != nil {
 		return ErrReadOnly
 	}
@@ -608,6 +629,12 @@ func (n *Node) Snapshot() error {
 func (n *Node) Close() error {
 	var err error
 	n.closeOnce.Do(func() {
+		if n.cl != nil {
+			n.closing.Store(true)
+			close(n.quit)
+			err = n.cl.close()
+			return
+		}
 		if n.Failure() == nil {
 			if e := n.Snapshot(); e != nil {
 				err = e

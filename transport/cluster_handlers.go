@@ -1,0 +1,72 @@
+package transport
+
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// ClusterNode is what the cluster routes need from the node (persist.Node). Outside
+// cluster mode ClusterStatusJSON answers {"state":"standalone"}, HandleForward 404 and
+// the membership calls 409.
+type ClusterNode interface {
+	ClusterStatusJSON() ([]byte, error)
+	AddClusterNode(ctx context.Context, id, raftAddr, httpURL string) error
+	RemoveClusterNode(ctx context.Context, id string) error
+	// HandleForward serves a change forwarded by another node; auth is the
+	// X-Podium-Cluster header (HMAC over the cluster secret, checked by the node).
+	HandleForward(auth string, body []byte) (status int, resp []byte)
+}
+
+// forwardAuthHeader is persist.ForwardAuthHeader (transport does not import persist).
+const forwardAuthHeader = "X-Podium-Cluster"
+
+// routesCluster adds SPEC §8a's routes when the node supports them.
+func (s *Server) routesCluster(api fiber.Router) {
+	cn, isCluster := s.node.(ClusterNode)
+	if !isCluster {
+		return
+	}
+	api.Post("/cluster/forward", func(c *fiber.Ctx) error {
+		status, body := cn.HandleForward(c.Get(forwardAuthHeader), c.Body())
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		return c.Status(status).Send(body)
+	})
+	api.Get("/admin/cluster", s.adminAuth, func(c *fiber.Ctx) error {
+		b, err := cn.ClusterStatusJSON()
+		if err != nil {
+			return err
+		}
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		return c.Send(b)
+	})
+	api.Post("/admin/cluster/nodes", s.adminAuth, func(c *fiber.Ctx) error {
+		var req struct {
+			ID       *string `json:"id"`
+			RaftAddr *string `json:"raft_addr"`
+			HTTPURL  *string `json:"http_url"`
+		}
+		if err := bindJSON(c, &req, false); err != nil {
+			return err
+		}
+		if err := need("id", req.ID != nil); err != nil {
+			return err
+		}
+		if err := need("raft_addr", req.RaftAddr != nil); err != nil {
+			return err
+		}
+		if err := need("http_url", req.HTTPURL != nil); err != nil {
+			return err
+		}
+		if err := cn.AddClusterNode(c.UserContext(), *req.ID, *req.RaftAddr, *req.HTTPURL); err != nil {
+			return err
+		}
+		return ok(c)
+	})
+	api.Delete("/admin/cluster/nodes/:id", s.adminAuth, func(c *fiber.Ctx) error {
+		if err := cn.RemoveClusterNode(c.UserContext(), c.Params("id")); err != nil {
+			return err
+		}
+		return ok(c)
+	})
+}
