@@ -63,7 +63,10 @@ func decodeRaftLog(index uint64, b []byte, out *raft.Log) error {
 	out.Index = index
 	out.Term = binary.LittleEndian.Uint64(b[0:8])
 	out.Type = raft.LogType(b[8])
-	out.AppendedAt = time.Unix(0, int64(binary.LittleEndian.Uint64(b[9:17])))
+	out.AppendedAt = time.Time{}
+	if at := int64(binary.LittleEndian.Uint64(b[9:17])); at != 0 {
+		out.AppendedAt = time.Unix(0, at)
+	}
 	out.Extensions = nil
 	if ext > 0 {
 		out.Extensions = b[logHeader : logHeader+ext]
