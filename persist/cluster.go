@@ -133,6 +133,9 @@ func openCluster(dir string, opts Options) (*Node, error) {
 	rc.SnapshotThreshold = opts.SnapshotEvery
 	rc.SnapshotInterval = opts.SnapshotInterval
 	rc.TrailingLogs = 10240
+	if cfg.TrailingLogs > 0 {
+		rc.TrailingLogs = cfg.TrailingLogs
+	}
 	if rc.SnapshotThreshold == 0 {
 		rc.SnapshotThreshold = 10000
 	}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -22,6 +23,9 @@ type ClusterConfig struct {
 	RaftAdvertise string // address the others reach this node at
 	Peers         []ClusterPeer
 	Secret        string
+	// TrailingLogs is how many applied entries stay in the log after a snapshot
+	// (RAFT_TRAILING_LOGS, default 10,240); a follower further behind gets a snapshot.
+	TrailingLogs uint64
 }
 
 // clusterSettings are the environment variables that switch cluster mode on.
@@ -68,6 +72,13 @@ func ParseClusterConfig(get func(string) string) (*ClusterConfig, error) {
 	}
 	if len(c.Secret) < MinClusterSecret {
 		return nil, fmt.Errorf("CLUSTER_SECRET is required in cluster mode and must be at least %d characters", MinClusterSecret)
+	}
+	if v := strings.TrimSpace(get("RAFT_TRAILING_LOGS")); v != "" {
+		n, err := strconv.ParseUint(v, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("RAFT_TRAILING_LOGS=%q: want a whole number", v)
+		}
+		c.TrailingLogs = n
 	}
 	peers, err := parsePeers(get("CLUSTER_PEERS"))
 	if err != nil {
