@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,6 +96,20 @@ type runner struct {
 	noJudging atomic.Bool
 	srv       *serverProc
 	rep       *Report
+	// judgeCs, with several server URLs, are the judges' clients, one per URL (sharing
+	// r.c's stats).
+	judgeCs []*client
+}
+
+// clientFor returns the client judge j talks to: with several URLs, judges are spread
+// over them.
+func (r *runner) clientFor(j *judgeRec) *client {
+	if len(r.judgeCs) == 0 {
+		return r.c
+	}
+	h := fnv.New32a()
+	h.Write([]byte(j.id))
+	return r.judgeCs[h.Sum32()%uint32(len(r.judgeCs))]
 }
 
 func (r *runner) note(format string, args ...any) {
@@ -135,6 +151,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Server = base
 	r.connect(base, NewStats())
+	if len(cfg.MoreURLs) > 0 && cfg.ServerBin == "" {
+		rep.Server = strings.Join(append([]string{base}, cfg.MoreURLs...), ",")
+		r.judgeCs = []*client{r.c}
+		for _, u := range cfg.MoreURLs {
+			hc := newHTTPClient(u, cfg.Judges+64, 30*time.Second)
+			r.judgeCs = append(r.judgeCs, newClient(u, cfg.AdminPassword, hc, r.c.stats))
+		}
+	}
 	if err := r.admin.waitReady(ctx); err != nil {
 		return rep, err
 	}
