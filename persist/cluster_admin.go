@@ -1,10 +1,13 @@
 package persist
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"time"
 
@@ -192,4 +195,52 @@ func (n *Node) ClusterStatusJSON() ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(st)
+}
+
+// RestoreClusterBackup replaces the whole cluster's state with a backup file from this
+// node's backup directory (DATA_DIR/backups). It runs on the leader only: raft installs
+// the state there and sends it to every follower as a snapshot.
+func (n *Node) RestoreClusterBackup(ctx context.Context, name string) error {
+	c := n.cl
+	if c == nil {
+		return &engine.Error{Kind: engine.KindConflict, Msg: "this server is not part of a cluster: use `podium restore`"}
+	}
+	if c.r.State() != raft.Leader {
+		id, url := c.leaderURL()
+		return &engine.Error{Kind: engine.KindConflict, Msg: fmt.Sprintf("restore on the leader (%s %s), with the backup file in its backup directory", id, url)}
+	}
+	path, err := n.BackupPath(name)
+	if err != nil {
+		return &engine.Error{Kind: engine.KindNotFound, Msg: fmt.Sprintf("no backup %q in this node's backup directory", name)}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, data, err := readBackup(f)
+	if err != nil {
+		return invalid("%v", err)
+	}
+	if err := engine.New().Restore(data); err != nil {
+		return invalid("backup state does not decode: %v", err)
+	}
+	h, _ := c.fsm.capture()
+	h.Index = c.r.LastIndex() + 1
+	h.Seen, h.SeenIdx = nil, nil
+	hdr, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	conf := c.r.GetConfiguration()
+	if err := conf.Error(); err != nil {
+		return err
+	}
+	meta := &raft.SnapshotMeta{Version: raft.SnapshotVersionMax, Configuration: conf.Configuration(), ConfigurationIndex: c.r.LastIndex(), Size: int64(len(hdr) + 1 + len(data))}
+	body := io.MultiReader(bytes.NewReader(append(hdr, '\n')), bytes.NewReader(data))
+	if err := c.r.Restore(meta, body, time.Minute); err != nil {
+		return raftErr(err)
+	}
+	c.log.Warn().Str("backup", name).Msg("cluster state replaced by a backup")
+	return nil
 }

@@ -222,16 +222,19 @@ func (f *clusterFSM) capture() (fsmHeader, func(io.Writer) error) {
 // Snapshot captures the state; Persist streams it to raft's snapshot store.
 func (f *clusterFSM) Snapshot() (raft.FSMSnapshot, error) {
 	h, encode := f.capture()
-	return &fsmSnapshot{h: h, encode: encode}, nil
+	return &fsmSnapshot{h: h, encode: encode, obs: f.n.opts.Observer}, nil
 }
 
 type fsmSnapshot struct {
 	h      fsmHeader
 	encode func(io.Writer) error
+	obs    Observer
 }
 
 func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
-	bw := bufio.NewWriterSize(sink, 1<<20)
+	t0 := time.Now()
+	cw := &countingWriter{w: sink}
+	bw := bufio.NewWriterSize(cw, 1<<20)
 	hdr, err := json.Marshal(s.h)
 	if err == nil {
 		_, err = bw.Write(append(hdr, '\n'))
@@ -246,7 +249,22 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 		_ = sink.Cancel()
 		return fmt.Errorf("raft snapshot: %w", err)
 	}
-	return sink.Close()
+	if err := sink.Close(); err != nil {
+		return err
+	}
+	s.obs.SnapshotWritten(cw.n, time.Since(t0))
+	return nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }
 
 func (s *fsmSnapshot) Release() {}

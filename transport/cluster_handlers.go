@@ -13,6 +13,8 @@ type ClusterNode interface {
 	ClusterStatusJSON() ([]byte, error)
 	AddClusterNode(ctx context.Context, id, raftAddr, httpURL string) error
 	RemoveClusterNode(ctx context.Context, id string) error
+	// RestoreClusterBackup replaces the cluster's state with a backup (leader only).
+	RestoreClusterBackup(ctx context.Context, name string) error
 	// HandleForward serves a change forwarded by another node; auth is the
 	// X-Podium-Cluster header (HMAC over the cluster secret, checked by the node).
 	HandleForward(auth string, body []byte) (status int, resp []byte)
@@ -59,6 +61,21 @@ func (s *Server) routesCluster(api fiber.Router) {
 			return err
 		}
 		if err := cn.AddClusterNode(c.UserContext(), *req.ID, *req.RaftAddr, *req.HTTPURL); err != nil {
+			return err
+		}
+		return ok(c)
+	})
+	api.Post("/admin/cluster/restore", s.adminAuth, func(c *fiber.Ctx) error {
+		var req struct {
+			Backup *string `json:"backup"`
+		}
+		if err := bindJSON(c, &req, false); err != nil {
+			return err
+		}
+		if err := need("backup", req.Backup != nil); err != nil {
+			return err
+		}
+		if err := cn.RestoreClusterBackup(c.UserContext(), *req.Backup); err != nil {
 			return err
 		}
 		return ok(c)

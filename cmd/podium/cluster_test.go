@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -40,20 +42,21 @@ type testCluster struct {
 
 var clusterHTTP = &http.Client{Timeout: 8 * time.Second}
 
+// freePorts returns n free loopback ports below the ephemeral range, so that outgoing
+// connections cannot take the port of a node while it is being restarted.
 func freePorts(t *testing.T, n int) []int {
 	t.Helper()
-	var ls []net.Listener
 	var out []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for len(out) < n {
+		p := 20000 + rand.IntN(12000)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
 		if err != nil {
-			t.Fatal(err)
+			continue
 		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	for _, l := range ls {
 		l.Close()
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
 	}
 	return out
 }
@@ -320,7 +323,7 @@ func TestCluster(t *testing.T) {
 
 	t.Run("a node with the wrong secret changes nothing", func(t *testing.T) {
 		ports := freePorts(t, 2)
-		evil := &clusterNode{id: "node4", raftPort: ports[0], httpPort: ports[1], dir: t.TempDir()}
+		evil := &clusterNode{id: "node4", raftPort: ports[0], httpPort: ports[1], dir: c.t.TempDir()}
 		peers := c.peers + fmt.Sprintf(",node4=127.0.0.1:%d=%s", evil.raftPort, evil.url())
 		// It bootstraps a configuration that includes itself and campaigns for votes.
 		evil.p = startBinary(t, evil.dir, fmt.Sprintf("PORT=%d", evil.httpPort), "NODE_ID=node4",
@@ -440,7 +443,7 @@ func TestCluster(t *testing.T) {
 		if err := os.RemoveAll(f.dir); err != nil {
 			t.Fatal(err)
 		}
-		f.dir = t.TempDir()
+		f.dir = c.t.TempDir() // the parent's: it must outlive this subtest
 		for i := 0; i < 100; i++ {
 			if code, b, err := call(cur.url(), "POST", "/api/project/new", map[string]any{"name": fmt.Sprint("while removed ", i)}); err != nil || code != 200 {
 				t.Fatalf("write with two nodes: %d %v %s", code, err, b)
@@ -466,5 +469,46 @@ func TestCluster(t *testing.T) {
 		if len(st.Nodes) != 3 {
 			t.Fatalf("%s sees %d nodes", f.id, len(st.Nodes))
 		}
+	})
+
+	t.Run("a backup restored on the leader replaces the state of every node", func(t *testing.T) {
+		var cur *clusterNode
+		waitFor(t, 15*time.Second, "a leader", func() bool { cur = c.leader(all); return cur != nil })
+		code, b, err := call(cur.url(), "POST", "/api/admin/backup", nil)
+		if err != nil || code != 200 {
+			t.Fatalf("backup: %d %v %s", code, err, b)
+		}
+		var bk struct{ Backup string }
+		_ = json.Unmarshal(b, &bk)
+		_, list, _ := call(cur.url(), "GET", "/api/project/list", nil)
+		for i := 0; i < 5; i++ {
+			if code, b, err := call(without(all, cur)[0].url(), "POST", "/api/project/new", map[string]any{"name": fmt.Sprint("after backup ", i)}); err != nil || code != 200 {
+				t.Fatalf("write: %d %v %s", code, err, b)
+			}
+		}
+		if code, b, err := call(without(all, cur)[0].url(), "POST", "/api/admin/cluster/restore", map[string]any{"backup": bk.Backup}); err != nil || code != 409 {
+			t.Fatalf("restore on a follower: %d %v %s, want 409", code, err, b)
+		}
+		if code, b, err := call(cur.url(), "POST", "/api/admin/cluster/restore", map[string]any{"backup": bk.Backup}); err != nil || code != 200 {
+			cur.p.mu.Lock()
+			defer cur.p.mu.Unlock()
+			t.Fatalf("restore: %d %v %s\n%s", code, err, b, cur.p.out.String())
+		}
+		c.waitConverged(all, 20*time.Second)
+		for _, n := range all {
+			if _, got, _ := call(n.url(), "GET", "/api/project/list", nil); !bytes.Equal(got, list) {
+				t.Fatalf("%s does not hold the backed-up projects", n.id)
+			}
+		}
+		// Judging goes on from the restored state.
+		if code, b, err := call(without(all, cur)[1].url(), "POST", "/api/project/new", map[string]any{"name": "after restore"}); err != nil || code != 200 {
+			for _, n := range all {
+				n.p.mu.Lock()
+				t.Logf("%s:\n%s", n.id, n.p.out.String())
+				n.p.mu.Unlock()
+			}
+			t.Fatalf("write after restore: %d %v %s", code, err, b)
+		}
+		c.waitConverged(all, 10*time.Second)
 	})
 }
