@@ -660,5 +660,9 @@ func (n *Node) Close() error {
 // (nil fn removes the fault). It exists for fault-injection tests of the read-only mode
 // and is never used by the server itself.
 func (n *Node) InjectJournalFault(fn func() error) {
+	if n.cl != nil {
+		n.cl.logs.j.SetFault(fn)
+		return
+	}
 	n.j.SetFault(fn)
 }

@@ -511,4 +511,30 @@ func TestCluster(t *testing.T) {
 		}
 		c.waitConverged(all, 10*time.Second)
 	})
+
+	t.Run("SIGTERM on the leader hands leadership over and exits 0", func(t *testing.T) {
+		var cur *clusterNode
+		waitFor(t, 15*time.Second, "a leader", func() bool { cur = c.leader(all); return cur != nil })
+		start := time.Now()
+		if err := cur.p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cur.p.cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("%s exited with %v", cur.id, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s did not exit within 20 s of SIGTERM", cur.id)
+		}
+		live := without(all, cur)
+		var next *clusterNode
+		waitFor(t, 15*time.Second, "a new leader", func() bool { next = c.leader(live); return next != nil })
+		if code, b, err := call(live[0].url(), "POST", "/api/project/new", map[string]any{"name": "after SIGTERM"}); err != nil || code != 200 {
+			t.Fatalf("write after the leader stopped: %d %v %s", code, err, b)
+		}
+		t.Logf("%s stopped in %s; %s leads", cur.id, time.Since(start).Round(time.Millisecond), next.id)
+	})
 }
