@@ -130,17 +130,13 @@ func openCluster(dir string, opts Options) (*Node, error) {
 	rc.Logger = hl
 	rc.MaxAppendEntries = 512
 	rc.BatchApplyCh = true
+	// Raft snapshots once SnapshotEvery (10,000) entries have gathered, looking every
+	// 30-60 s; it keeps TrailingLogs entries after a snapshot for followers that lag.
 	rc.SnapshotThreshold = opts.SnapshotEvery
-	rc.SnapshotInterval = opts.SnapshotInterval
+	rc.SnapshotInterval = 30 * time.Second
 	rc.TrailingLogs = 10240
 	if cfg.TrailingLogs > 0 {
 		rc.TrailingLogs = cfg.TrailingLogs
-	}
-	if rc.SnapshotThreshold == 0 {
-		rc.SnapshotThreshold = 10000
-	}
-	if rc.SnapshotInterval == 0 {
-		rc.SnapshotInterval = 2 * time.Minute
 	}
 	fail := func(err error) (*Node, error) {
 		c.trans.Close()

@@ -218,6 +218,7 @@ func without(nodes []*clusterNode, x *clusterNode) []*clusterNode {
 type load struct {
 	mu     sync.Mutex
 	acked  map[string]string // id -> name
+	by     map[string]string // id -> node that acknowledged it
 	ackAt  []time.Time
 	failed int
 	stop   chan struct{}
@@ -225,7 +226,7 @@ type load struct {
 }
 
 func startLoad(nodes []*clusterNode, workers int) *load {
-	l := &load{acked: map[string]string{}, stop: make(chan struct{})}
+	l := &load{acked: map[string]string{}, by: map[string]string{}, stop: make(chan struct{})}
 	for w := 0; w < workers; w++ {
 		l.wg.Add(1)
 		go func(w int) {
@@ -251,6 +252,7 @@ func startLoad(nodes []*clusterNode, workers int) *load {
 				_ = json.Unmarshal(b, &res)
 				l.mu.Lock()
 				l.acked[res.ID] = name
+				l.by[res.ID] = nodes[target].id
 				l.ackAt = append(l.ackAt, time.Now())
 				l.mu.Unlock()
 			}
@@ -295,14 +297,14 @@ func checkAcked(t *testing.T, n *clusterNode, l *load) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	lost := 0
+	var lost []string
 	for id, name := range l.acked {
 		if have[id] != name {
-			lost++
+			lost = append(lost, fmt.Sprintf("%s %q (acknowledged by %s)", id, name, l.by[id]))
 		}
 	}
-	if lost > 0 {
-		t.Fatalf("%s lost %d of %d acknowledged creations", n.id, lost, len(l.acked))
+	if len(lost) > 0 {
+		t.Fatalf("%s lost %d of %d acknowledged creations: %s", n.id, len(lost), len(l.acked), strings.Join(lost, "; "))
 	}
 }
 
@@ -392,10 +394,12 @@ func TestCluster(t *testing.T) {
 		if gap < 0 || gap > 10*time.Second {
 			t.Fatalf("write gap %s", gap)
 		}
+		// A node answers once it has applied its own writes; the others' writes reach it
+		// as it catches up.
+		c.waitConverged(live, 15*time.Second)
 		for _, n := range live {
 			checkAcked(t, n, l)
 		}
-		c.waitConverged(live, 15*time.Second)
 	})
 
 	t.Run("the killed node restarts with its data and catches up", func(t *testing.T) {
