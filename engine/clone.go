@@ -1,6 +1,10 @@
 package engine
 
-import "io"
+import (
+	"io"
+	"reflect"
+	"sync"
+)
 
 // Capture takes a consistent copy of the state for a snapshot or backup. Copying is
 // much cheaper than encoding, so the writer only copies and the returned encode function
@@ -18,48 +22,83 @@ func (e *Engine) Capture() (encode func(w io.Writer) error, seq uint64) {
 // immutable and shared. TestCloneSharesNothingMutable checks that no map, slice or
 // pointer of the copy aliases the original, so a field added later without a copy here
 // fails the tests.
+//
+// The writer waits for this copy, so it is cheap: all judges in one array, all
+// projects in another, empty maps shared, and the slices of copyOnWrite shared with
+// the state rather than copied (the copy is only read, by the encoder).
 func (s *State) clone() *State {
 	c := *s
 	c.Options = s.OptionsView()
+
+	judges := make([]Judge, 0, len(s.Judges))
 	c.Judges = make(map[ID]*Judge, len(s.Judges))
 	for id, j := range s.Judges {
-		c.Judges[id] = j.clone()
+		judges = append(judges, *j) // SeenProjects and Rankings shared: see copyOnWrite
+		cj := &judges[len(judges)-1]
+		cj.Skipped = cloneMap(j.Skipped)
+		c.Judges[id] = cj
 	}
 	c.JudgeOrder = cloneSlice(s.JudgeOrder)
+
+	projects := make([]Project, 0, len(s.Projects))
 	c.Projects = make(map[ID]*Project, len(s.Projects))
 	for id, p := range s.Projects {
-		c.Projects[id] = p.clone()
+		projects = append(projects, *p) // ChallengeList shared: see copyOnWrite
+		cp := &projects[len(projects)-1]
+		cp.TrackSeen = cloneMap(p.TrackSeen)
+		c.Projects[id] = cp
 	}
 	c.Flags = cloneSlice(s.Flags)
 	c.Log = cloneSlice(s.Log)
-	c.AdminSessions = make(map[string]int64, len(s.AdminSessions))
-	for k, v := range s.AdminSessions {
-		c.AdminSessions[k] = v
-	}
+	c.AdminSessions = cloneMap(s.AdminSessions)
 	c.Content = s.Content.clone()
-	c.codeIndex, c.tokenIndex, c.locIndex = nil, nil, nil
+	c.codeIndex, c.tokenIndex, c.locIndex, c.jx = nil, nil, nil, nil
 	return &c
 }
 
-func (j *Judge) clone() *Judge {
-	c := *j
-	c.SeenProjects = cloneSlice(j.SeenProjects)
-	c.Rankings = cloneSlice(j.Rankings)
-	c.Skipped = make(map[ID]bool, len(j.Skipped))
-	for k, v := range j.Skipped {
-		c.Skipped[k] = v
+// copyOnWrite names the slices a copy shares with the state instead of copying them
+// (most of a big state's bytes are judges' seen projects). The writer never changes
+// their elements in place: it replaces the slice (Judge.ownSeen before an in-place
+// edit, a fresh array when deleting an element, new slices elsewhere), and an append
+// only writes past the end a copy sees. TestCloneSharesNothingMutable allows exactly
+// these; TestCaptureUnaffectedByLaterChanges checks the edits that touch them.
+var copyOnWrite = map[string]bool{"SeenProjects": true, "Rankings": true, "ChallengeList": true}
+
+// ownSeen gives j a private SeenProjects array before one of its elements is changed
+// in place (captures may share the current one: see copyOnWrite).
+func (j *Judge) ownSeen() {
+	if j.SeenProjects != nil {
+		j.SeenProjects = append(make([]SeenProject, 0, len(j.SeenProjects)+1), j.SeenProjects...)
 	}
-	return &c
 }
 
-func (p *Project) clone() *Project {
-	c := *p
-	c.ChallengeList = cloneSlice(p.ChallengeList)
-	c.TrackSeen = make(map[string]int, len(p.TrackSeen))
-	for k, v := range p.TrackSeen {
-		c.TrackSeen[k] = v
+// cloneMap copies a map, keeping nil as nil. Empty maps (most judges' skips, most
+// projects' track counts) become one shared empty map per type: the copy is never
+// written to, and it saves an allocation per entity.
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil {
+		return nil
 	}
-	return &c
+	if len(m) == 0 {
+		return emptyMap[K, V]()
+	}
+	c := make(map[K]V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+var emptyMaps sync.Map // reflect.Type of the map -> the shared empty map
+
+func emptyMap[K comparable, V any]() map[K]V {
+	var zero map[K]V
+	t := reflect.TypeOf(zero)
+	if m, ok := emptyMaps.Load(t); ok {
+		return m.(map[K]V)
+	}
+	m, _ := emptyMaps.LoadOrStore(t, map[K]V{})
+	return m.(map[K]V)
 }
 
 // cloneSlice copies a slice, keeping nil as nil and empty as empty (they encode

@@ -111,6 +111,7 @@ func (s *State) syncSeenCopies(ps map[ID]*Project) {
 		}
 	}
 	for _, j := range s.Judges {
+		owned := false
 		for i := range j.SeenProjects {
 			sp := &j.SeenProjects[i]
 			p := only
@@ -119,7 +120,12 @@ func (s *State) syncSeenCopies(ps map[ID]*Project) {
 			} else if sp.ProjectID != p.ID {
 				continue
 			}
-			if p != nil {
+			if p != nil && (sp.Location != p.Location || sp.Name != p.Name || sp.Description != p.Description) {
+				if !owned {
+					j.ownSeen()
+					owned = true
+					sp = &j.SeenProjects[i]
+				}
 				sp.Location, sp.Name, sp.Description = p.Location, p.Name, p.Description
 			}
 		}

@@ -326,6 +326,7 @@ func (cmd *JudgeStar) apply(s *State, c *Ctx) (any, error) {
 	if s.Options.Deliberation {
 		return nil, conflictf("deliberation is on")
 	}
+	j.ownSeen()
 	j.SeenProjects[i].Starred = cmd.Starred
 	j.LastActivity = c.Time
 	s.jd().scores.judgeChanged(j.ID, false)
@@ -362,6 +363,7 @@ func (cmd *JudgeNotes) apply(s *State, c *Ctx) (any, error) {
 	if i < 0 {
 		return nil, notFoundf("project not among the judge's judged projects")
 	}
+	j.ownSeen()
 	j.SeenProjects[i].Notes = cmd.Notes
 	j.LastActivity = c.Time
 	c.logf("edited notes on project %s", j.SeenProjects[i].Name)

@@ -228,7 +228,7 @@ func (cmd *DeleteProject) apply(s *State, c *Ctx) (any, error) {
 			hit = true
 		}
 		if i := indexSeen(j.SeenProjects, pid); i >= 0 {
-			j.SeenProjects = append(j.SeenProjects[:i], j.SeenProjects[i+1:]...)
+			j.SeenProjects = append(j.SeenProjects[:i:i], j.SeenProjects[i+1:]...) // a new array: see Judge.ownSeen
 			if j.Seen > 0 {
 				j.Seen--
 			}
@@ -236,7 +236,7 @@ func (cmd *DeleteProject) apply(s *State, c *Ctx) (any, error) {
 		}
 		for i, id := range j.Rankings {
 			if id == pid {
-				j.Rankings = append(j.Rankings[:i], j.Rankings[i+1:]...)
+				j.Rankings = append(j.Rankings[:i:i], j.Rankings[i+1:]...) // a new array: see Judge.ownSeen
 				hit = true
 				break
 			}

@@ -36,6 +36,12 @@ import (
 // a record of a later batch follows, the journal is corrupt: Open returns a
 // *CorruptionError naming segment, offset and index, and writes nothing.
 
+// As hashicorp/raft's LogStore: StoreLogs = Append (encoded raft.Log per record),
+// GetLog = Get (ErrJournalNotFound -> raft.ErrLogNotFound), FirstIndex/LastIndex as
+// they are (0 when empty), DeleteRange(min, max) = TruncateFront(max) when min is the
+// first index, else TruncateBack(min). After everything is deleted, Append may start
+// at any index above the last one (a snapshot install).
+
 // JournalEntry is one record: its index and its bytes.
 type JournalEntry struct {
 	Index uint64
@@ -90,7 +96,9 @@ type Journal struct {
 	dir  string
 	opts JournalOptions
 
-	appendMu sync.Mutex // one Append/Truncate/Probe at a time
+	truncMu  sync.Mutex // one TruncateFront/TruncateBack at a time (taken before appendMu)
+	appendMu sync.Mutex // one Append/Probe at a time; truncations take it to change segs
+	markerMu sync.Mutex // one write of the marker file at a time
 	mu       sync.RWMutex
 	segs     []*segment
 	first    uint64 // first live index (records below it in segs are dead)
@@ -603,10 +611,11 @@ func (j *Journal) Probe() error {
 }
 
 // TruncateFront drops every record with an index up to and including upTo. Whole
-// segments go from disk; the exact first index is kept in a small marker file.
+// segments go from disk; the exact first index is kept in a small marker file. Appends
+// are held only while the in-memory index changes, not during the marker's fsyncs.
 func (j *Journal) TruncateFront(upTo uint64) error {
-	j.appendMu.Lock()
-	defer j.appendMu.Unlock()
+	j.truncMu.Lock()
+	defer j.truncMu.Unlock()
 	j.mu.RLock()
 	first, closed := j.first, j.closed
 	j.mu.RUnlock()
@@ -619,8 +628,9 @@ func (j *Journal) TruncateFront(upTo uint64) error {
 	if err := j.writeFirst(upTo + 1); err != nil {
 		return err
 	}
+	j.appendMu.Lock()
 	j.mu.Lock()
-	j.first = upTo + 1
+	j.first = max(j.first, upTo+1)
 	if j.last < upTo {
 		j.last = upTo
 	}
@@ -632,6 +642,7 @@ func (j *Journal) TruncateFront(upTo uint64) error {
 	gone := append([]*segment(nil), j.segs[:n]...)
 	j.segs = append(j.segs[:0:0], j.segs[n:]...)
 	j.mu.Unlock()
+	j.appendMu.Unlock()
 	for _, s := range gone {
 		s.f.Close()
 		if err := os.Remove(s.path); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -645,6 +656,8 @@ func (j *Journal) TruncateFront(upTo uint64) error {
 }
 
 func (j *Journal) writeFirst(v uint64) error {
+	j.markerMu.Lock()
+	defer j.markerMu.Unlock()
 	path := filepath.Join(j.dir, firstFile)
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
@@ -675,6 +688,8 @@ func (j *Journal) writeFirst(v uint64) error {
 // It is durable when it returns: later segments are deleted and the rest of the
 // segment holding from is zeroed.
 func (j *Journal) TruncateBack(from uint64) error {
+	j.truncMu.Lock()
+	defer j.truncMu.Unlock()
 	j.appendMu.Lock()
 	defer j.appendMu.Unlock()
 	j.mu.RLock()

@@ -101,6 +101,27 @@ func dirDigest(t *testing.T, dir string) string {
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
+// treeDigest hashes every file under dir (names, sizes, contents).
+func treeDigest(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d %x\n", p, len(b), sha256.Sum256(b))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
 func TestJournalAppendGetReplayAcrossSegments(t *testing.T) {
 	dir := t.TempDir()
 	j := openJ(t, dir, 4096)

@@ -56,6 +56,9 @@ type Options struct {
 	// Cluster, when set, makes the node a member of a raft cluster (cluster*.go).
 	Cluster         *ClusterConfig
 	ClusterObserver ClusterObserver
+	// JournalFault, when set, is consulted before every journal write and allocation
+	// from the start on (fault-injection tests; see InjectJournalFault).
+	JournalFault func() error
 }
 
 // Node is the single writer: it owns the engine, applies every command in order,
@@ -83,11 +86,13 @@ type Node struct {
 	sinkMu sync.RWMutex
 	sink   func([]engine.Event)
 
-	lastTime     int64 // writer only
-	snapSeq      uint64
-	snapAt       time.Time
-	snapBusy     atomic.Bool
-	snapWG       sync.WaitGroup
+	lastTime int64 // writer only
+	snapSeq  uint64
+	snapAt   time.Time
+	snapBusy atomic.Bool
+	// snapDone is closed when the running background snapshot ends (a WaitGroup would
+	// race: its Add at zero must not run alongside a Wait).
+	snapDone     atomic.Pointer[chan struct{}]
 	recoveredAt  int64
 	closeOnce    sync.Once
 	backupSerial atomic.Uint64
@@ -130,14 +135,19 @@ func Open(dir string, opts Options) (*Node, error) {
 	if opts.Cluster != nil {
 		return openCluster(dir, opts)
 	}
-	st, err := openStoreFor(dir, opts.Log)
+	// The journal first: when it is corrupt, startup stops before Badger (which writes
+	// when it opens) has touched the directory.
+	j, err := OpenJournal(JournalDir(dir), JournalOptions{SegmentSize: opts.SegmentSize, Log: opts.Log})
 	if err != nil {
 		return nil, err
 	}
-	j, err := OpenJournal(JournalDir(dir), JournalOptions{SegmentSize: opts.SegmentSize, Log: opts.Log})
+	st, err := openStoreFor(dir, opts.Log)
 	if err != nil {
-		st.Close()
+		j.Close()
 		return nil, err
+	}
+	if opts.JournalFault != nil {
+		j.SetFault(opts.JournalFault)
 	}
 	n := &Node{
 		dir: dir, eng: engine.New(), st: st, j: j, opts: opts, log: opts.Log,
@@ -188,10 +198,11 @@ func (n *Node) recover() error {
 	switch {
 	case last > n.snapSeq && first > n.snapSeq+1:
 		return fmt.Errorf("recovery: the journal starts at record %d but the snapshot covers only up to %d: records are missing", first, n.snapSeq)
-	case last != 0 && last < n.snapSeq:
-		// The snapshot is newer than the whole journal (e.g. restored): start after it.
+	case last < n.snapSeq:
+		// The snapshot is newer than the whole journal (e.g. restored): the journal
+		// continues after it. Failing here (a full disk) only costs a segment later.
 		if err := n.j.TruncateFront(n.snapSeq); err != nil {
-			return fmt.Errorf("recovery: %w", err)
+			n.log.Warn().Err(err).Msg("could not mark the journal as starting after the snapshot")
 		}
 	}
 	replayed := 0
@@ -579,9 +590,10 @@ func (n *Node) maybeSnapshot(force bool) {
 	encode, seq := n.eng.Capture()
 	n.snapSeq, n.snapAt = seq, n.opts.Now()
 	savedAt := n.opts.Now().UnixMilli()
-	n.snapWG.Add(1)
+	done := make(chan struct{})
+	n.snapDone.Store(&done)
 	go func() {
-		defer n.snapWG.Done()
+		defer close(done)
 		defer n.snapBusy.Store(false)
 		n.writeSnapshot(encode, seq, savedAt)
 	}()
@@ -604,6 +616,13 @@ func (n *Node) writeSnapshot(encode func(io.Writer) error, seq uint64, savedAt i
 	return nil
 }
 
+// waitSnapshot waits for the background snapshot started last, if any.
+func (n *Node) waitSnapshot() {
+	if p := n.snapDone.Load(); p != nil {
+		<-*p
+	}
+}
+
 // Snapshot writes a full snapshot now and returns when it is on disk.
 func (n *Node) Snapshot() error {
 	if n.cl != nil {
@@ -615,7 +634,7 @@ func (n *Node) Snapshot() error {
 	var encode func(io.Writer) error
 	var seq uint64
 	// Wait for a running background snapshot, then capture in the writer.
-	n.snapWG.Wait()
+	n.waitSnapshot()
 	if e := n.do(func() {
 		encode, seq = n.eng.Capture()
 		n.snapSeq, n.snapAt = seq, n.opts.Now()
@@ -645,7 +664,7 @@ func (n *Node) Close() error {
 		<-n.loopDone
 		<-n.gcDone
 		<-n.probeDone
-		n.snapWG.Wait()
+		n.waitSnapshot()
 		if e := n.st.Close(); e != nil && err == nil {
 			err = e
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -37,6 +38,9 @@ func TestReadOnlyHealsByItself(t *testing.T) {
 	}
 	addProject(t, n, 2)
 	want := stateHash(t, n)
+	n.st.snapMu.Lock()
+	n.st.freeSpace = freeBytes // (else Close leaves Badger open, as a dying process would)
+	n.st.snapMu.Unlock()
 	crash(n)
 	n = openNode(t, dir, Options{})
 	defer n.Close()
@@ -93,5 +97,73 @@ func TestMigratesBadgerJournal(t *testing.T) {
 			t.Fatalf("round %d: %v %v", round, err, torn)
 		}
 		crash(n)
+	}
+}
+
+// TestSnapshotOnNearlyFullDiskKeepsTheOldOne: with too little free space for Badger
+// (which would write through mmap and could die of SIGBUS) the snapshot is not written
+// and says so; the previous snapshot and the journal after it stay, and the state
+// recovers completely.
+func TestSnapshotOnNearlyFullDiskKeepsTheOldOne(t *testing.T) {
+	dir := t.TempDir()
+	n := openNode(t, dir, Options{SnapshotEvery: 1 << 40})
+	addProject(t, n, 1)
+	if err := n.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	_, old, _, _ := n.st.loadSnapshot()
+	addProject(t, n, 2)
+	n.st.snapMu.Lock()
+	n.st.freeSpace = func(string) (int64, error) { return 1 << 20, nil }
+	n.st.snapMu.Unlock()
+	err := n.Snapshot()
+	if err == nil || !strings.Contains(err.Error(), "MiB free") {
+		t.Fatalf("snapshot on a nearly full disk: %v", err)
+	}
+	if _, cur, _, _ := n.st.loadSnapshot(); cur != old {
+		t.Fatalf("snapshot pointer changed: %+v -> %+v", old, cur)
+	}
+	if n.j.LastIndex() != 2 {
+		t.Fatalf("journal last = %d, want 2 (not truncated)", n.j.LastIndex())
+	}
+	want := stateHash(t, n)
+	n.st.snapMu.Lock()
+	n.st.freeSpace = freeBytes // (else Close leaves Badger open, as a dying process would)
+	n.st.snapMu.Unlock()
+	crash(n)
+	n = openNode(t, dir, Options{})
+	defer n.Close()
+	if stateHash(t, n) != want {
+		t.Fatal("state after restart differs")
+	}
+}
+
+// TestSnapshotDropsCoveredSegments: once a snapshot covers them, old journal segments
+// are deleted, and a restart still recovers everything.
+func TestSnapshotDropsCoveredSegments(t *testing.T) {
+	dir := t.TempDir()
+	n := openNode(t, dir, Options{SnapshotEvery: 1 << 40, SegmentSize: 4096})
+	for i := 0; i < 60; i++ {
+		addProject(t, n, i)
+	}
+	if segs := segFiles(t, JournalDir(dir)); len(segs) < 3 {
+		t.Fatalf("%d segments, want several", len(segs))
+	}
+	if err := n.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	if segs := segFiles(t, JournalDir(dir)); len(segs) != 1 {
+		t.Fatalf("segments after the snapshot: %v, want only the active one", segs)
+	}
+	addProject(t, n, 60)
+	want := stateHash(t, n)
+	crash(n)
+	n = openNode(t, dir, Options{SegmentSize: 4096})
+	defer n.Close()
+	if stateHash(t, n) != want {
+		t.Fatal("state after restart differs")
+	}
+	if f := n.j.FirstIndex(); f != 61 {
+		t.Fatalf("journal first index %d, want 61", f)
 	}
 }

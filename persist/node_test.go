@@ -37,7 +37,7 @@ func crash(n *Node) {
 	<-n.loopDone
 	<-n.gcDone
 	<-n.probeDone
-	n.snapWG.Wait()
+	n.waitSnapshot()
 	n.st.Close()
 	n.j.Close()
 }
@@ -107,7 +107,7 @@ func TestRecoveryFromSnapshotAndJournal(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		addProject(t, n, i)
 	}
-	n.snapWG.Wait()
+	n.waitSnapshot()
 	want := stateHash(t, n)
 	crash(n)
 
@@ -239,14 +239,14 @@ func TestCorruptMiddleRecordStopsStartup(t *testing.T) {
 	}
 	f.WriteAt(b, off+40)
 	f.Close()
-	before := dirDigest(t, JournalDir(dir))
+	before := treeDigest(t, dir)
 	_, err := Open(dir, Options{Log: zerolog.Nop()})
 	if err == nil || !strings.Contains(err.Error(), "corrupt") || !strings.Contains(err.Error(), seg) ||
 		!strings.Contains(err.Error(), fmt.Sprintf("offset %d", off)) || !strings.Contains(err.Error(), "record 4") {
 		t.Fatalf("open with a corrupt middle record: err = %v, want a corruption error naming %s, offset %d, record 4", err, seg, off)
 	}
-	if dirDigest(t, JournalDir(dir)) != before {
-		t.Fatal("the refused start changed the journal files")
+	if treeDigest(t, dir) != before {
+		t.Fatal("the refused start changed files in the data directory")
 	}
 }
 

@@ -225,7 +225,7 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	nodeOpts := persist.Options{Log: log, Observer: nodeObserver}
+	nodeOpts := persist.Options{Log: log, Observer: nodeObserver, JournalFault: journalFault()}
 	if clusterCfg != nil {
 		nodeOpts.Cluster, nodeOpts.ClusterObserver = clusterCfg, clusterObserver()
 	}
@@ -265,13 +265,18 @@ func serve(args []string) error {
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	// Only a signal is a clean stop (exit status 0); the server stopping by itself is a
+	// failure a supervisor should restart.
+	var stopErr error
 	select {
 	case s := <-sig:
 		log.Info().Str("signal", s.String()).Msg("shutting down")
 	case err := <-serveErr:
-		if err != nil {
-			log.Error().Err(err).Msg("server stopped")
+		if err == nil {
+			err = errors.New("the listener stopped")
 		}
+		stopErr = fmt.Errorf("server stopped: %w", err)
+		log.Error().Err(err).Msg("server stopped")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -281,11 +286,47 @@ func serve(args []string) error {
 	for _, f := range cleanups {
 		f()
 	}
-	if err := node.Close(); err != nil {
+	if err := closeWithin(closeTimeout, node.Close); err != nil {
+		log.Error().Err(err).Msg("shutdown incomplete: the journal holds every acknowledged change")
 		return fmt.Errorf("close store: %w", err)
+	}
+	if stopErr != nil {
+		return stopErr
 	}
 	log.Info().Msg("stopped")
 	return nil
+}
+
+// closeTimeout bounds the final snapshot and closing the store (SPEC §8).
+const closeTimeout = 10 * time.Second
+
+// closeWithin runs closeFn and gives up after d: Badger retries a final flush that
+// cannot succeed (disk full, data directory removed) forever.
+func closeWithin(d time.Duration, closeFn func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- closeFn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		return fmt.Errorf("writing the final snapshot and closing the store did not finish within %s (disk full, I/O errors or data directory gone?)", d)
+	}
+}
+
+// journalFault returns the fault-injection hook for tests of the read-only mode on
+// machines where a small filesystem cannot be mounted: while the file named by
+// PODIUM_TEST_JOURNAL_FAULT_FILE exists, journal writes fail as on a full disk.
+func journalFault() func() error {
+	path := os.Getenv("PODIUM_TEST_JOURNAL_FAULT_FILE")
+	if path == "" {
+		return nil
+	}
+	return func() error {
+		if _, err := os.Stat(path); err == nil {
+			return fmt.Errorf("injected (%s exists): %w", path, syscall.ENOSPC)
+		}
+		return nil
+	}
 }
 
 // recoverClock pauses a clock that was running before the restart when clock_sync is
