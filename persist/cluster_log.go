@@ -31,6 +31,9 @@ func openRaftLog(dir string, opts Options) (*journalLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("raft log: %w", err)
 	}
+	if opts.JournalFault != nil {
+		j.SetFault(opts.JournalFault)
+	}
 	return &journalLog{j: j, obs: opts.Observer}, nil
 }
 
