@@ -36,6 +36,7 @@ type Report struct {
 	Invariants InvariantReport `json:"invariants"`
 	Crash      *CrashReport    `json:"crash,omitempty"`
 	Timeline   []Second        `json:"judge_timeline"` // judge actions completed per second of the phase
+	WriteGap   WriteGap        `json:"longest_judge_action_gap"`
 	ServerLog  string          `json:"server_log,omitempty"`
 	Notes      []string        `json:"notes"`
 }
@@ -404,6 +405,7 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	r.rep.Routes, r.rep.Errors = r.c.stats.report(elapsed)
 	r.rep.JudgeAll = summarize(r.c.stats.latencies(isJudgeAction))
 	r.rep.Timeline = r.c.stats.timeline(elapsed)
+	r.rep.WriteGap = r.c.stats.writeGap()
 	r.rep.Judging = r.jc.report(!r.noJudging.Load(), elapsed)
 	if r.noJudging.Load() {
 		r.note("the server has no judging routes (POST /api/judge/next answered 404): judge load skipped")
