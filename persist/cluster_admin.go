@@ -188,6 +188,9 @@ func raftErr(err error) error {
 	return err
 }
 
+// Clustered reports whether the node is a member of a raft cluster.
+func (n *Node) Clustered() bool { return n.cl != nil }
+
 // ClusterStatusJSON is ClusterStatus encoded (for transport).
 func (n *Node) ClusterStatusJSON() ([]byte, error) {
 	st, err := n.ClusterStatus()

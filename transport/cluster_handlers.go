@@ -7,9 +7,11 @@ import (
 )
 
 // ClusterNode is what the cluster routes need from the node (persist.Node). Outside
-// cluster mode ClusterStatusJSON answers {"state":"standalone"}, HandleForward 404 and
-// the membership calls 409.
+// cluster mode ClusterStatusJSON answers {"state":"standalone"}, the membership and
+// restore calls 409, and the forwarding route does not exist.
 type ClusterNode interface {
+	// Clustered reports whether the node is a cluster member.
+	Clustered() bool
 	ClusterStatusJSON() ([]byte, error)
 	AddClusterNode(ctx context.Context, id, raftAddr, httpURL string) error
 	RemoveClusterNode(ctx context.Context, id string) error
@@ -29,11 +31,13 @@ func (s *Server) routesCluster(api fiber.Router) {
 	if !isCluster {
 		return
 	}
-	api.Post("/cluster/forward", func(c *fiber.Ctx) error {
-		status, body := cn.HandleForward(c.Get(forwardAuthHeader), c.Body())
-		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-		return c.Status(status).Send(body)
-	})
+	if cn.Clustered() {
+		api.Post("/cluster/forward", func(c *fiber.Ctx) error {
+			status, body := cn.HandleForward(c.Get(forwardAuthHeader), c.Body())
+			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+			return c.Status(status).Send(body)
+		})
+	}
 	api.Get("/admin/cluster", s.adminAuth, func(c *fiber.Ctx) error {
 		b, err := cn.ClusterStatusJSON()
 		if err != nil {

@@ -30,7 +30,7 @@ func (s *Server) bodyLimit(c *fiber.Ctx) error {
 		limit = maxBulkContentBody
 	case strings.HasPrefix(path, "/api/admin/content/"):
 		limit = maxContentItemBody
-	case path == "/api/cluster/forward": // a forwarded command: as big as the request that made it
+	case path == "/api/cluster/forward": // cluster nodes only: a forwarded command is as big as the request that made it
 		limit = maxBulkContentBody + maxJSONBody
 	}
 	if n > limit {
