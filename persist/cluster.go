@@ -73,6 +73,25 @@ type cluster struct {
 	obsCh      chan raft.Observation
 	observer   *raft.Observer
 	shutdownMu sync.Mutex
+
+	noLeaderLog, appendFailLog rateLog
+}
+
+// rateLog lets a repeated log line through at most once a second, with the count of
+// the ones held back.
+type rateLog struct {
+	at      atomic.Int64 // unix ns of the last line
+	skipped atomic.Int64
+}
+
+func (c *cluster) logLimited(r *rateLog, emit func(skipped int64)) {
+	now := time.Now().UnixNano()
+	last := r.at.Load()
+	if now-last < int64(time.Second) || !r.at.CompareAndSwap(last, now) {
+		r.skipped.Add(1)
+		return
+	}
+	emit(r.skipped.Swap(0))
 }
 
 // openCluster opens a Node in cluster mode: raft with the journal as its log.
@@ -313,7 +332,9 @@ func (c *cluster) commit(ctx context.Context, e *clusterEntry, w chan applyResul
 		}
 		last = err
 		if time.Now().After(deadline) {
-			c.log.Warn().Err(last).Msg("change refused: no leader")
+			c.logLimited(&c.noLeaderLog, func(skipped int64) {
+				c.log.Warn().Err(last).Int64("more", skipped).Msg("change refused: no leader for 5 s")
+			})
 			return ErrNoLeader
 		}
 		select {
@@ -368,10 +389,12 @@ func (c *cluster) propose(e *clusterEntry) (uint64, error) {
 		if err = raftErr(err); errors.Is(err, ErrClosed) || errors.As(err, new(errRetry)) {
 			return 0, err
 		}
-		// The log could not be written here (disk full, I/O error): raft steps down and
-		// another node may take over; this request is refused.
-		c.log.Error().Err(err).Msg("raft append failed")
-		return 0, fmt.Errorf("%w: %v", ErrReadOnly, err)
+		// The log could not be written here (disk full, I/O error): raft steps down, so
+		// the retry goes to whichever node leads next (the request id keeps it single).
+		c.logLimited(&c.appendFailLog, func(skipped int64) {
+			c.log.Error().Err(err).Int64("more", skipped).Msg("raft append failed")
+		})
+		return 0, errRetry{fmt.Errorf("%w: %v", ErrReadOnly, err)}
 	}
 	return f.Index(), nil
 }
