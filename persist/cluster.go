@@ -3,6 +3,7 @@ package persist
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -137,7 +138,14 @@ func openCluster(dir string, opts Options) (*Node, error) {
 		c.logs.Close()
 		return nil, fmt.Errorf("raft snapshot store: %w", err)
 	}
-	if c.layer, err = newAuthLayer(cfg.RaftAddr, cfg.RaftAdvertise, c.secret, c.log); err != nil {
+	var tlsCfg *tls.Config
+	if cfg.TLSCert != "" {
+		if tlsCfg, err = loadRaftTLS(cfg.TLSCert, cfg.TLSKey, cfg.TLSCA); err != nil {
+			c.logs.Close()
+			return nil, err
+		}
+	}
+	if c.layer, err = newAuthLayer(cfg.RaftAddr, cfg.RaftAdvertise, c.secret, tlsCfg, c.log); err != nil {
 		c.logs.Close()
 		return nil, err
 	}

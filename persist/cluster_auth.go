@@ -4,10 +4,13 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -112,6 +115,9 @@ type authLayer struct {
 	ln        net.Listener
 	advertise net.Addr
 	secret    []byte
+	// tls, when set (RAFT_TLS_*), wraps every connection in mutual TLS before the
+	// HMAC handshake.
+	tls *tls.Config
 	log       zerolog.Logger
 	onReject  func()
 
@@ -124,7 +130,7 @@ type authLayer struct {
 	rejectSkip int
 }
 
-func newAuthLayer(bind string, advertise string, secret []byte, log zerolog.Logger) (*authLayer, error) {
+func newAuthLayer(bind string, advertise string, secret []byte, tlsCfg *tls.Config, log zerolog.Logger) (*authLayer, error) {
 	ln, err := net.Listen("tcp", bind)
 	if err != nil {
 		return nil, fmt.Errorf("RAFT_ADDR %s: %w", bind, err)
@@ -138,7 +144,7 @@ func newAuthLayer(bind string, advertise string, secret []byte, log zerolog.Logg
 		}
 		adv = a
 	}
-	l := &authLayer{ln: ln, advertise: adv, secret: secret, log: log, conns: make(chan net.Conn), done: make(chan struct{})}
+	l := &authLayer{ln: ln, advertise: adv, secret: secret, tls: tlsCfg, log: log, conns: make(chan net.Conn), done: make(chan struct{})}
 	go l.acceptLoop()
 	return l, nil
 }
@@ -162,7 +168,11 @@ func (l *authLayer) acceptLoop() {
 		}
 		backoff = 5 * time.Millisecond
 		go func() {
-			if err := authAccept(c, l.secret); err != nil {
+			c, err := l.secure(c, false, "")
+			if err == nil {
+				err = authAccept(c, l.secret)
+			}
+			if err != nil {
 				l.reject(c.RemoteAddr(), err)
 				c.Close()
 				return
@@ -220,9 +230,59 @@ func (l *authLayer) Dial(addr raft.ServerAddress, timeout time.Duration) (net.Co
 	if err != nil {
 		return nil, err
 	}
-	if err := authDial(c, l.secret); err != nil {
+	c, err = l.secure(c, true, string(addr))
+	if err == nil {
+		err = authDial(c, l.secret)
+	}
+	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("raft peer %s: %w", addr, err)
 	}
 	return c, nil
+}
+
+// secure runs the TLS handshake when mutual TLS is configured (both sides present a
+// certificate signed by RAFT_TLS_CA; the dialer checks the peer's name against the
+// address it dialled).
+func (l *authLayer) secure(c net.Conn, client bool, addr string) (net.Conn, error) {
+	if l.tls == nil {
+		return c, nil
+	}
+	cfg := l.tls.Clone()
+	var tc *tls.Conn
+	if client {
+		host, _, _ := net.SplitHostPort(addr)
+		cfg.ServerName = host
+		tc = tls.Client(c, cfg)
+	} else {
+		tc = tls.Server(c, cfg)
+	}
+	_ = c.SetDeadline(time.Now().Add(authTimeout))
+	err := tc.Handshake()
+	_ = c.SetDeadline(time.Time{})
+	if err != nil {
+		return c, fmt.Errorf("%w: tls: %v", errAuth, err)
+	}
+	return tc, nil
+}
+
+// loadRaftTLS builds the mutual-TLS configuration from RAFT_TLS_CERT, RAFT_TLS_KEY and
+// RAFT_TLS_CA.
+func loadRaftTLS(certFile, keyFile, caFile string) (*tls.Config, error) {
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("RAFT_TLS_CERT/RAFT_TLS_KEY: %w", err)
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("RAFT_TLS_CA: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("RAFT_TLS_CA=%s: no PEM certificate in it", caFile)
+	}
+	return &tls.Config{
+		Certificates: []tls.Certificate{cert}, RootCAs: pool, ClientCAs: pool,
+		ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS13,
+	}, nil
 }

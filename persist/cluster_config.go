@@ -26,6 +26,9 @@ type ClusterConfig struct {
 	// TrailingLogs is how many applied entries stay in the log after a snapshot
 	// (RAFT_TRAILING_LOGS, default 10,240); a follower further behind gets a snapshot.
 	TrailingLogs uint64
+	// TLSCert, TLSKey and TLSCA (RAFT_TLS_*), all or none, wrap raft connections in
+	// mutual TLS (the HMAC handshake still runs inside).
+	TLSCert, TLSKey, TLSCA string
 }
 
 // clusterSettings are the environment variables that switch cluster mode on.
@@ -80,6 +83,10 @@ func ParseClusterConfig(get func(string) string) (*ClusterConfig, error) {
 		}
 		c.TrailingLogs = n
 	}
+	c.TLSCert, c.TLSKey, c.TLSCA = get("RAFT_TLS_CERT"), get("RAFT_TLS_KEY"), get("RAFT_TLS_CA")
+	if set := btoi(c.TLSCert != "") + btoi(c.TLSKey != "") + btoi(c.TLSCA != ""); set != 0 && set != 3 {
+		return nil, fmt.Errorf("RAFT_TLS_CERT, RAFT_TLS_KEY and RAFT_TLS_CA go together: set all three or none")
+	}
 	peers, err := parsePeers(get("CLUSTER_PEERS"))
 	if err != nil {
 		return nil, fmt.Errorf("CLUSTER_PEERS: %v", err)
@@ -99,6 +106,13 @@ func ParseClusterConfig(get func(string) string) (*ClusterConfig, error) {
 		return nil, fmt.Errorf("CLUSTER_PEERS gives %s the raft address %s, but this node advertises %s (RAFT_ADDR/RAFT_ADVERTISE)", c.NodeID, p.RaftAddr, c.RaftAdvertise)
 	}
 	return c, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (c *ClusterConfig) peer(id string) (ClusterPeer, bool) {

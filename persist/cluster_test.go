@@ -47,6 +47,8 @@ func TestParseClusterConfig(t *testing.T) {
 		{"advertise differs from peers", with("RAFT_ADVERTISE", "127.0.0.1:9999"), "CLUSTER_PEERS"},
 		{"joining node not in peers", with("NODE_ID", "c"), ""},
 		{"only a secret", map[string]string{"CLUSTER_SECRET": secret}, "NODE_ID"},
+		{"tls cert without key and ca", with("RAFT_TLS_CERT", "/x.pem"), "RAFT_TLS_CERT, RAFT_TLS_KEY and RAFT_TLS_CA"},
+		{"trailing logs not a number", with("RAFT_TRAILING_LOGS", "many"), "RAFT_TRAILING_LOGS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,7 +77,7 @@ func TestParseClusterConfig(t *testing.T) {
 // that speaks raft straight away gets a closed connection and Accept never returns it.
 func TestRaftHandshake(t *testing.T) {
 	secret := []byte(strings.Repeat("k", 32))
-	l, err := newAuthLayer("127.0.0.1:0", "", secret, zerolog.Nop())
+	l, err := newAuthLayer("127.0.0.1:0", "", secret, nil, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
