@@ -188,6 +188,24 @@ func raftErr(err error) error {
 	return err
 }
 
+// SetApplyHook sets a function called after every command a cluster node applies (its
+// kind; "" after a snapshot replaced the whole state), on the apply goroutine: it must
+// not block. Single nodes never call it (their handlers see every change).
+func (n *Node) SetApplyHook(fn func(kind string)) {
+	n.sinkMu.Lock()
+	n.applyHook = fn
+	n.sinkMu.Unlock()
+}
+
+func (n *Node) applied(kind string) {
+	n.sinkMu.RLock()
+	fn := n.applyHook
+	n.sinkMu.RUnlock()
+	if fn != nil {
+		fn(kind)
+	}
+}
+
 // Clustered reports whether the node is a member of a raft cluster.
 func (n *Node) Clustered() bool { return n.cl != nil }
 

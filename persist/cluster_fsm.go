@@ -174,6 +174,9 @@ func (f *clusterFSM) Apply(l *raft.Log) any {
 	}
 	f.index = l.Index
 	f.mu.Unlock()
+	if deliver && r.err == nil {
+		f.n.applied(e.Env.Cmd.Kind())
+	}
 	if deliver {
 		f.deliver(e.ReqID, r)
 	}
@@ -323,6 +326,7 @@ func (f *clusterFSM) Restore(rc io.ReadCloser) error {
 	for _, id := range lost {
 		f.deliver(id, applyResult{err: errResultUnknown})
 	}
+	f.n.applied("")
 	f.bump()
 	return nil
 }

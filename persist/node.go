@@ -68,6 +68,8 @@ type Node struct {
 	dir  string
 	eng  *engine.Engine
 	cl   *cluster // nil in single-node mode
+	// applyHook is called by a cluster node after each applied command (cluster_admin.go).
+	applyHook func(kind string)
 	st   *Store
 	j    *Journal
 	opts Options

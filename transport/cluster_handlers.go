@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -89,5 +90,29 @@ func (s *Server) routesCluster(api fiber.Router) {
 			return err
 		}
 		return ok(c)
+	})
+}
+
+// applyHooker is implemented by cluster nodes: fn runs on the node's apply goroutine
+// after every command it applies, whichever node took the request (kind "" after the
+// whole state was replaced by a snapshot). It must not block.
+type applyHooker interface {
+	SetApplyHook(fn func(kind string))
+}
+
+// watchReplicatedChanges keeps the content cache right on a cluster node: content the
+// other nodes changed (or a reset, or a snapshot install) marks the cached bodies stale,
+// and the next request rebuilds them. A single node's handlers invalidate it themselves.
+func (s *Server) watchReplicatedChanges(cc *contentCache) {
+	ah, ok := s.node.(applyHooker)
+	if !ok {
+		return
+	}
+	ah.SetApplyHook(func(kind string) {
+		if kind == "" || kind == "admin.reset" || strings.HasPrefix(kind, "content.") {
+			for k := range cc.kinds {
+				cc.kinds[k].gen.Add(1)
+			}
+		}
 	})
 }

@@ -22,7 +22,10 @@ import (
 
 // A three-node cluster of real processes on loopback (SPEC §8a guarantees).
 
-const clusterSecret = "cluster-test-secret-0123456789abcdef"
+const (
+	clusterSecret = "cluster-test-secret-0123456789abcdef"
+	clusterAPIKey = "cluster-test-api-key"
+)
 
 type clusterNode struct {
 	id       string
@@ -82,6 +85,7 @@ func (c *testCluster) start(n *clusterNode, extra ...string) {
 		fmt.Sprintf("PORT=%d", n.httpPort), "NODE_ID=" + n.id, fmt.Sprintf("RAFT_ADDR=127.0.0.1:%d", n.raftPort),
 		"CLUSTER_PEERS=" + c.peers, "CLUSTER_SECRET=" + clusterSecret,
 		"RAFT_TRAILING_LOGS=64", // so that a node far behind needs a snapshot install
+		"PUBLIC_API_KEY=" + clusterAPIKey,
 	}
 	n.p = startBinary(c.t, n.dir, append(env, extra...)...)
 }
@@ -514,6 +518,62 @@ func TestCluster(t *testing.T) {
 			t.Fatalf("write after restore: %d %v %s", code, err, b)
 		}
 		c.waitConverged(all, 10*time.Second)
+	})
+
+	t.Run("logins and content changed through one node show on every node", func(t *testing.T) {
+		publicFAQ := func(n *clusterNode) string {
+			req, _ := http.NewRequest("GET", n.url()+"/v1/public/faq", nil)
+			req.Header.Set("X-API-Key", clusterAPIKey)
+			resp, err := clusterHTTP.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return string(b)
+		}
+		for _, n := range all {
+			publicFAQ(n) // every node caches the (empty) FAQ
+		}
+		if code, b, err := call(all[0].url(), "POST", "/api/admin/content/faq", map[string]any{"question": "Where is lunch?", "answer": "Hall B"}); err != nil || code != 200 {
+			t.Fatalf("create FAQ: %d %v %s", code, err, b)
+		}
+		if code, b, err := call(all[1].url(), "POST", "/api/judge/new", map[string]any{"name": "Replicated Judge", "email": "rj@example.com", "no_send": true}); err != nil || code != 200 {
+			t.Fatalf("create judge: %d %v %s", code, err, b)
+		}
+		c.waitConverged(all, 10*time.Second)
+		var judges []struct{ Name, Code string }
+		_, b, _ := call(all[2].url(), "GET", "/api/judge/list", nil)
+		_ = json.Unmarshal(b, &judges)
+		code := ""
+		for _, j := range judges {
+			if j.Name == "Replicated Judge" {
+				code = j.Code
+			}
+		}
+		// The judge logs in on one node and uses the session on the others.
+		st, b, err := call(all[2].url(), "POST", "/api/judge/login", map[string]string{"code": code})
+		if err != nil || st != 200 {
+			t.Fatalf("judge login: %d %v %s", st, err, b)
+		}
+		var login struct{ Token string }
+		_ = json.Unmarshal(b, &login)
+		c.waitConverged(all, 10*time.Second)
+		for _, n := range all {
+			req, _ := http.NewRequest("GET", n.url()+"/api/judge", nil)
+			req.Header.Set("Authorization", "Bearer "+login.Token)
+			resp, err := clusterHTTP.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("%s refuses a session made on %s: %d", n.id, all[2].id, resp.StatusCode)
+			}
+			if got := publicFAQ(n); !strings.Contains(got, "Hall B") {
+				t.Fatalf("%s serves a stale FAQ: %s", n.id, got)
+			}
+		}
 	})
 
 	t.Run("SIGTERM on the leader hands leadership over and exits 0", func(t *testing.T) {
