@@ -117,9 +117,9 @@ type authLayer struct {
 	secret    []byte
 	// tls, when set (RAFT_TLS_*), wraps every connection in mutual TLS before the
 	// HMAC handshake.
-	tls *tls.Config
-	log       zerolog.Logger
-	onReject  func()
+	tls      *tls.Config
+	log      zerolog.Logger
+	onReject func()
 
 	conns     chan net.Conn
 	done      chan struct{}

@@ -68,8 +68,6 @@ type Node struct {
 	dir  string
 	eng  *engine.Engine
 	cl   *cluster // nil in single-node mode
-	// applyHook is called by a cluster node after each applied command (cluster_admin.go).
-	applyHook func(kind string)
 	st   *Store
 	j    *Journal
 	opts Options
@@ -98,6 +96,9 @@ type Node struct {
 	recoveredAt  int64
 	closeOnce    sync.Once
 	backupSerial atomic.Uint64
+
+	// applyHook is called by a cluster node after each applied command (cluster_admin.go).
+	applyHook func(kind string)
 }
 
 type request struct {
