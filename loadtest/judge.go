@@ -96,7 +96,7 @@ func sleepOr(stop <-chan struct{}, d time.Duration) bool {
 // normal end of the run leaves no write in doubt.
 func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 	ctx := context.Background()
-	c := r.c
+	c := r.clientFor(j)
 	j.mu.Lock()
 	tok := j.token
 	j.mu.Unlock()
@@ -185,7 +185,7 @@ func (r *runner) think(rng *rand.Rand) time.Duration {
 func (r *runner) skip(ctx context.Context, j *judgeRec, a auth, p string, rng *rand.Rand) {
 	reason := pickReason(rng)
 	sent := nowMs()
-	err := r.c.do(ctx, "POST", "/api/judge/skip", "/api/judge/skip", a, map[string]string{"reason": reason}, nil)
+	err := r.clientFor(j).do(ctx, "POST", "/api/judge/skip", "/api/judge/skip", a, map[string]string{"reason": reason}, nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch code := statusOf(err); {
@@ -212,7 +212,7 @@ func (r *runner) skip(ctx context.Context, j *judgeRec, a auth, p string, rng *r
 
 func (r *runner) finish(ctx context.Context, j *judgeRec, a auth, p string, rng *rand.Rand) bool {
 	f := finishRec{notes: randomNotes(rng), starred: rng.IntN(4) == 0}
-	err := r.c.do(ctx, "POST", "/api/judge/finish", "/api/judge/finish", a, map[string]any{"notes": f.notes, "starred": f.starred}, nil)
+	err := r.clientFor(j).do(ctx, "POST", "/api/judge/finish", "/api/judge/finish", a, map[string]any{"notes": f.notes, "starred": f.starred}, nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch code := statusOf(err); {
@@ -246,7 +246,7 @@ func (r *runner) rank(ctx context.Context, j *judgeRec, a auth, rng *rand.Rand) 
 	rng.Shuffle(len(pool), func(x, y int) { pool[x], pool[y] = pool[y], pool[x] })
 	k := 1 + rng.IntN(min(5, len(pool)))
 	ranking := pool[:k]
-	err := r.c.do(ctx, "POST", "/api/judge/rank", "/api/judge/rank", a, map[string]any{"ranking": ranking}, nil)
+	err := r.clientFor(j).do(ctx, "POST", "/api/judge/rank", "/api/judge/rank", a, map[string]any{"ranking": ranking}, nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch code := statusOf(err); {

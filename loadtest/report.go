@@ -70,6 +70,7 @@ func (rep *Report) Print(w io.Writer) {
 			parts = append(parts, fmt.Sprintf("s%d: %d done, max %.0f ms", x.At, x.Count, x.MaxMs))
 		}
 		fmt.Fprintf(w, "judge timeline: %d of %d seconds completed no judge action; slowest seconds: %s\n", idle, len(tl)-1, strings.Join(parts, "; "))
+		fmt.Fprintf(w, "longest gap between successful judge actions: %.0f ms (ending %.1f s into the phase)\n", rep.WriteGap.Ms, rep.WriteGap.EndAt)
 	}
 	jr := rep.Judging
 	fmt.Fprintf(w, "judging: available=%v nexts=%d assigned=%d finishes=%d (%.1f/s) skips=%d ranks=%d paused=%d done=%d in-doubt=%d unexpected=%d\n",

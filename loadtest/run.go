@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +36,7 @@ type Report struct {
 	Invariants InvariantReport `json:"invariants"`
 	Crash      *CrashReport    `json:"crash,omitempty"`
 	Timeline   []Second        `json:"judge_timeline"` // judge actions completed per second of the phase
+	WriteGap   WriteGap        `json:"longest_judge_action_gap"`
 	ServerLog  string          `json:"server_log,omitempty"`
 	Notes      []string        `json:"notes"`
 }
@@ -94,6 +97,20 @@ type runner struct {
 	noJudging atomic.Bool
 	srv       *serverProc
 	rep       *Report
+	// judgeCs, with several server URLs, are the judges' clients, one per URL (sharing
+	// r.c's stats).
+	judgeCs []*client
+}
+
+// clientFor returns the client judge j talks to: with several URLs, judges are spread
+// over them.
+func (r *runner) clientFor(j *judgeRec) *client {
+	if len(r.judgeCs) == 0 {
+		return r.c
+	}
+	h := fnv.New32a()
+	h.Write([]byte(j.id))
+	return r.judgeCs[h.Sum32()%uint32(len(r.judgeCs))]
 }
 
 func (r *runner) note(format string, args ...any) {
@@ -135,6 +152,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Server = base
 	r.connect(base, NewStats())
+	if len(cfg.MoreURLs) > 0 && cfg.ServerBin == "" {
+		rep.Server = strings.Join(append([]string{base}, cfg.MoreURLs...), ",")
+		r.judgeCs = []*client{r.c}
+		for _, u := range cfg.MoreURLs {
+			hc := newHTTPClient(u, cfg.Judges+64, 30*time.Second)
+			r.judgeCs = append(r.judgeCs, newClient(u, cfg.AdminPassword, hc, r.c.stats))
+		}
+	}
 	if err := r.admin.waitReady(ctx); err != nil {
 		return rep, err
 	}
@@ -380,6 +405,7 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	r.rep.Routes, r.rep.Errors = r.c.stats.report(elapsed)
 	r.rep.JudgeAll = summarize(r.c.stats.latencies(isJudgeAction))
 	r.rep.Timeline = r.c.stats.timeline(elapsed)
+	r.rep.WriteGap = r.c.stats.writeGap()
 	r.rep.Judging = r.jc.report(!r.noJudging.Load(), elapsed)
 	if r.noJudging.Load() {
 		r.note("the server has no judging routes (POST /api/judge/next answered 404): judge load skipped")

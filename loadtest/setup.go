@@ -18,7 +18,10 @@ import (
 // Config describes a scenario. Zero values get the defaults of the standard scenario
 // where noted.
 type Config struct {
-	URL           string // server base URL, e.g. http://127.0.0.1:8080 (ignored when ServerBin is set)
+	URL string // server base URL, e.g. http://127.0.0.1:8080 (ignored when ServerBin is set)
+	// MoreURLs are further nodes of a cluster: judges are spread over URL and these
+	// (setup, admin requests and checks use URL).
+	MoreURLs      []string
 	AdminPassword string
 	APIKey        string // PUBLIC_API_KEY: readers also hit /v1/public/* when set
 

@@ -43,7 +43,9 @@ func (n *Node) Backup() (string, error) {
 	}
 	var encode func(io.Writer) error
 	var seq uint64
-	if e := n.do(func() { encode, seq = n.eng.Capture() }); e != nil {
+	if n.cl != nil {
+		encode, seq = n.eng.Capture()
+	} else if e := n.do(func() { encode, seq = n.eng.Capture() }); e != nil {
 		return "", e
 	}
 	return n.writeBackup(encode, seq, "")

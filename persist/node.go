@@ -53,6 +53,9 @@ type Options struct {
 	ProbeEvery time.Duration
 	// SegmentSize is the journal's segment size (default 16 MiB).
 	SegmentSize int64
+	// Cluster, when set, makes the node a member of a raft cluster (cluster*.go).
+	Cluster         *ClusterConfig
+	ClusterObserver ClusterObserver
 	// JournalFault, when set, is consulted before every journal write and allocation
 	// from the start on (fault-injection tests; see InjectJournalFault).
 	JournalFault func() error
@@ -64,6 +67,7 @@ type Options struct {
 type Node struct {
 	dir  string
 	eng  *engine.Engine
+	cl   *cluster // nil in single-node mode
 	st   *Store
 	j    *Journal
 	opts Options
@@ -92,6 +96,9 @@ type Node struct {
 	recoveredAt  int64
 	closeOnce    sync.Once
 	backupSerial atomic.Uint64
+
+	// applyHook is called by a cluster node after each applied command (cluster_admin.go).
+	applyHook func(kind string)
 }
 
 type request struct {
@@ -127,6 +134,9 @@ func Open(dir string, opts Options) (*Node, error) {
 	}
 	if opts.ProbeEvery == 0 {
 		opts.ProbeEvery = 2 * time.Second
+	}
+	if opts.Cluster != nil {
+		return openCluster(dir, opts)
 	}
 	// The journal first: when it is corrupt, startup stops before Badger (which writes
 	// when it opens) has touched the directory.
@@ -241,7 +251,12 @@ func (n *Node) SetEventSink(fn func([]engine.Event)) {
 func (n *Node) Read(fn func(s *engine.State)) { n.eng.Read(fn) }
 
 // Ready reports whether the node accepts changes.
-func (n *Node) Ready() bool { return n.failed.Load() == nil && !n.closing.Load() }
+func (n *Node) Ready() bool {
+	if n.cl != nil {
+		return n.cl.isReady()
+	}
+	return n.failed.Load() == nil && !n.closing.Load()
+}
 
 // Failure returns the storage error that made the node read-only, if any.
 func (n *Node) Failure() error {
@@ -253,12 +268,18 @@ func (n *Node) Failure() error {
 
 // Submit applies a command and returns its result once it is durable.
 func (n *Node) Submit(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, error) {
+	if n.cl != nil {
+		return n.cl.submit(ctx, actor, cmd)
+	}
 	return n.submit(ctx, &request{env: &engine.Envelope{Actor: actor, Cmd: cmd, Seed: randomSeed()}})
 }
 
 // SubmitWithBackup is Submit for destructive commands (resets): a backup of the state
 // just before the command is written first, and its name returned.
 func (n *Node) SubmitWithBackup(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, string, error) {
+	if n.cl != nil {
+		return n.cl.submitWithBackup(ctx, actor, cmd)
+	}
 	r := &request{env: &engine.Envelope{Actor: actor, Cmd: cmd, Seed: randomSeed()}, backupBefore: true}
 	res, err := n.submit(ctx, r)
 	return res, r.backupName, err
@@ -607,6 +628,9 @@ func (n *Node) waitSnapshot() {
 
 // Snapshot writes a full snapshot now and returns when it is on disk.
 func (n *Node) Snapshot() error {
+	if n.cl != nil {
+		return n.cl.snapshot()
+	}
 	if n.Failure() != nil {
 		return ErrReadOnly
 	}
@@ -627,6 +651,12 @@ func (n *Node) Snapshot() error {
 func (n *Node) Close() error {
 	var err error
 	n.closeOnce.Do(func() {
+		if n.cl != nil {
+			n.closing.Store(true)
+			close(n.quit)
+			err = n.cl.close()
+			return
+		}
 		if n.Failure() == nil {
 			if e := n.Snapshot(); e != nil {
 				err = e
@@ -652,5 +682,9 @@ func (n *Node) Close() error {
 // (nil fn removes the fault). It exists for fault-injection tests of the read-only mode
 // and is never used by the server itself.
 func (n *Node) InjectJournalFault(fn func() error) {
+	if n.cl != nil {
+		n.cl.logs.j.SetFault(fn)
+		return
+	}
 	n.j.SetFault(fn)
 }

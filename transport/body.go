@@ -59,6 +59,10 @@ func bodyPolicy(method, path, contentType string) (limit int, deferred bool) {
 	case method == fiber.MethodPost && strings.HasPrefix(strings.ToLower(contentType), fiber.MIMEMultipartForm) && (p == "/api/judge/csv" || p == "/api/project/csv" ||
 		p == "/api/project/submissions" || p == "/api/project/devpost"):
 		return maxMultipartBody, true
+	case method == fiber.MethodPost && p == "/api/cluster/forward":
+		// Cluster nodes only, authenticated by an HMAC over the body: a forwarded command
+		// is as big as the request that made it.
+		return maxBulkContentBody + maxJSONBody, true
 	}
 	return maxJSONBody, false
 }

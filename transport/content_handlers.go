@@ -47,6 +47,7 @@ type contentHandlers struct {
 func (s *Server) routesContent(r fiber.Router) {
 	h := &contentHandlers{s: s, cache: newContentCache(s.node), keySet: s.cfg.PublicAPIKey != ""}
 	h.keyHash = sha256.Sum256([]byte(s.cfg.PublicAPIKey))
+	s.watchReplicatedChanges(h.cache) // cluster nodes: content changed through other nodes
 	for i, kind := range engine.ContentKinds {
 		r.Get("/v1/public/"+kind, h.public(i))
 	}

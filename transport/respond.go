@@ -60,6 +60,9 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 		case engine.KindConflict:
 			status = fiber.StatusConflict
 		}
+	case errors.Is(err, persist.ErrNoLeader):
+		c.Set(fiber.HeaderRetryAfter, "1")
+		status, msg = fiber.StatusServiceUnavailable, err.Error()
 	case errors.Is(err, persist.ErrReadOnly), errors.Is(err, persist.ErrClosed):
 		status, msg = fiber.StatusServiceUnavailable, err.Error()
 	case errors.As(err, &fe):

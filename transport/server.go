@@ -200,6 +200,7 @@ func (s *Server) routes() {
 	s.routesAdmin(api)
 	s.routesJudging(api)
 	s.routesImportExport(api)
+	s.routesCluster(api)
 	s.routesContent(app)
 	s.routesRealtime(app)
 	s.routesWeb(app)

@@ -32,7 +32,7 @@ func main() {
 	var jsonPath string
 	var env envList
 	var strict bool
-	flag.StringVar(&cfg.URL, "url", "", "base URL of a running server (e.g. http://127.0.0.1:8080)")
+	flag.StringVar(&cfg.URL, "url", "", "base URL of a running server (e.g. http://127.0.0.1:8080); a comma list for a cluster spreads the judges over its nodes")
 	flag.StringVar(&cfg.ServerBin, "server", "", "path to the podium binary: start it on a temp data dir (PORT=0) instead of using -url")
 	flag.StringVar(&cfg.DataDir, "data-dir", "", "data directory for -server (default: a fresh temp dir)")
 	flag.StringVar(&cfg.AdminPassword, "admin-password", os.Getenv("ADMIN_PASSWORD"), "admin password (ADMIN_PASSWORD); with -server a random one is used when empty")
@@ -63,6 +63,14 @@ func main() {
 	flag.BoolVar(&strict, "strict", false, "exit 1 when there were errors, violations or lost writes")
 	flag.Parse()
 	cfg.ServerEnv = env
+	if urls := strings.Split(cfg.URL, ","); len(urls) > 1 {
+		cfg.URL, cfg.MoreURLs = strings.TrimSpace(urls[0]), nil
+		for _, u := range urls[1:] {
+			if u = strings.TrimSpace(u); u != "" {
+				cfg.MoreURLs = append(cfg.MoreURLs, u)
+			}
+		}
+	}
 	cfg.Log = func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, time.Now().UTC().Format("15:04:05 ")+format+"\n", args...)
 	}

@@ -237,11 +237,21 @@ func serve(args []string) error {
 		return err
 	}
 	raiseFileLimit(log)
-	node, err := persist.Open(c.server.DataDir, persist.Options{Log: log, Observer: nodeObserver, JournalFault: journalFault()})
+	clusterCfg, err := persist.ParseClusterConfig(os.Getenv)
 	if err != nil {
 		return err
 	}
-	recoverClock(node, log)
+	nodeOpts := persist.Options{Log: log, Observer: nodeObserver, JournalFault: journalFault()}
+	if clusterCfg != nil {
+		nodeOpts.Cluster, nodeOpts.ClusterObserver = clusterCfg, clusterObserver()
+	}
+	node, err := persist.Open(c.server.DataDir, nodeOpts)
+	if err != nil {
+		return err
+	}
+	if clusterCfg == nil {
+		recoverClock(node, log) // a cluster keeps its clock: other nodes ran on
+	}
 
 	var opts []transport.Option
 	var cleanups []func()

@@ -17,12 +17,16 @@ import (
 // nodeObserver is the writer loop's metrics observer, passed to persist.Open.
 var nodeObserver persist.Observer
 
+// clusterObserver returns the raft metrics observer (cluster mode only).
+var clusterObserver func() persist.ClusterObserver
+
 // Metrics (SPEC §11): one registry fed by the writer loop, the HTTP server and the
 // websocket hub, served at /metrics on the main listener, or only on METRICS_ADDR when
 // that is set.
 func init() {
 	m := metrics.New()
 	nodeObserver = m
+	clusterObserver = func() persist.ClusterObserver { return m.Cluster() }
 	serveHooks = append(serveHooks, func(c *config, node *persist.Node, log zerolog.Logger) ([]transport.Option, func(), error) {
 		m.WatchState(node.Read)
 		m.WatchHealth(node.Ready, func() bool { return node.Failure() != nil })

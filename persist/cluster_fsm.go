@@ -1,0 +1,365 @@
+package persist
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"podium/engine"
+)
+
+// clusterEntry is the data of one raft log entry: a stamped command with the request id
+// that makes it idempotent, or the HTTP URL of a member (so every node can forward to
+// any leader, including ones added later).
+type clusterEntry struct {
+	ReqID  string           `json:"r,omitempty"`
+	Env    *engine.Envelope `json:"e,omitempty"`
+	Member *clusterMember   `json:"m,omitempty"`
+}
+
+type clusterMember struct {
+	ID      string `json:"id"`
+	HTTPURL string `json:"http_url"`
+}
+
+// seenCap is how many recent request ids every node remembers (in the snapshot too), so
+// a request retried after a lost answer is applied once.
+const seenCap = 1 << 16
+
+// errResultUnknown is returned to a waiting request whose command was applied through a
+// snapshot install rather than one by one, so its result is not known here.
+var errResultUnknown = fmt.Errorf("%w: the change was applied, but its result was not seen on this node; reload", ErrNoLeader)
+
+type applyResult struct {
+	res any
+	err error
+}
+
+// clusterFSM is the engine as a raft.FSM. Apply runs on raft's FSM goroutine only; mu
+// makes the engine state, index and request ids move together for captures.
+type clusterFSM struct {
+	n *Node
+
+	mu      sync.Mutex
+	index   uint64            // raft index of the last applied entry
+	seen    map[string]uint64 // request id -> raft index
+	ring    []string          // request ids in apply order (oldest evicted first)
+	ringPos int               //
+	members map[string]string // node id -> HTTP URL (replicated)
+	// restores counts snapshot restores (a restore may keep the index); lastDigest
+	// caches the digest of the state at lastDigest.Index.
+	restores      uint64
+	lastDigest    StateDigest
+	lastDigestGen uint64
+
+	waitMu  sync.Mutex
+	waiters map[string]chan applyResult
+	notify  chan struct{} // closed and replaced after every apply
+}
+
+func newClusterFSM(n *Node) *clusterFSM {
+	return &clusterFSM{
+		n: n, seen: make(map[string]uint64), members: make(map[string]string),
+		waiters: make(map[string]chan applyResult), notify: make(chan struct{}),
+	}
+}
+
+// addWaiter registers a request id whose result this node wants.
+func (f *clusterFSM) addWaiter(id string) chan applyResult {
+	ch := make(chan applyResult, 1)
+	f.waitMu.Lock()
+	f.waiters[id] = ch
+	f.waitMu.Unlock()
+	return ch
+}
+
+func (f *clusterFSM) dropWaiter(id string) {
+	f.waitMu.Lock()
+	delete(f.waiters, id)
+	f.waitMu.Unlock()
+}
+
+func (f *clusterFSM) deliver(id string, r applyResult) {
+	f.waitMu.Lock()
+	ch, ok := f.waiters[id]
+	delete(f.waiters, id)
+	f.waitMu.Unlock()
+	if ok {
+		ch <- r
+	}
+}
+
+// applied returns the raft index of the last applied entry.
+func (f *clusterFSM) applied() uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.index
+}
+
+// changed returns a channel closed at the next apply.
+func (f *clusterFSM) changed() <-chan struct{} {
+	f.waitMu.Lock()
+	defer f.waitMu.Unlock()
+	return f.notify
+}
+
+func (f *clusterFSM) seenIndex(id string) (uint64, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	i, ok := f.seen[id]
+	return i, ok
+}
+
+func (f *clusterFSM) memberURL(id string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.members[id]
+}
+
+func (f *clusterFSM) remember(id string, index uint64) {
+	if len(f.ring) < seenCap {
+		f.ring = append(f.ring, id)
+	} else {
+		delete(f.seen, f.ring[f.ringPos])
+		f.ring[f.ringPos] = id
+		f.ringPos = (f.ringPos + 1) % seenCap
+	}
+	f.seen[id] = index
+}
+
+// Apply applies one committed entry. It is deterministic: every node gets the same
+// state and events from the same log.
+func (f *clusterFSM) Apply(l *raft.Log) any {
+	var e clusterEntry
+	if err := json.Unmarshal(l.Data, &e); err != nil {
+		// Cannot happen for entries this code wrote; skip it the same way on every node.
+		f.n.log.Error().Err(err).Uint64("index", l.Index).Msg("undecodable raft entry skipped")
+		f.mu.Lock()
+		f.index = l.Index
+		f.mu.Unlock()
+		f.bump()
+		return nil
+	}
+	var r applyResult
+	var events []engine.Event
+	deliver := false
+	f.mu.Lock()
+	switch {
+	case e.Member != nil:
+		f.members[e.Member.ID] = e.Member.HTTPURL
+	case e.Env != nil && e.Env.Cmd != nil:
+		if _, dup := f.seen[e.ReqID]; e.ReqID != "" && dup {
+			break // a retried request that was already applied
+		}
+		f.n.eng.Read(func(s *engine.State) {
+			if e.Env.Time < s.LastTime {
+				e.Env.Time = s.LastTime // command times never go back, whoever stamped them
+			}
+		})
+		t0 := time.Now()
+		r.res, events, r.err = f.n.eng.Apply(e.Env)
+		f.n.opts.Observer.CommandApplied(e.Env.Cmd.Kind(), r.err == nil, time.Since(t0))
+		if e.ReqID != "" {
+			f.remember(e.ReqID, l.Index)
+			deliver = true
+		}
+	}
+	f.index = l.Index
+	f.mu.Unlock()
+	if deliver && r.err == nil {
+		f.n.applied(e.Env.Cmd.Kind())
+	}
+	if deliver {
+		f.deliver(e.ReqID, r)
+	}
+	if len(events) > 0 {
+		f.n.sinkMu.RLock()
+		sink := f.n.sink
+		f.n.sinkMu.RUnlock()
+		if sink != nil {
+			sink(events)
+		}
+	}
+	f.bump()
+	return nil
+}
+
+func (f *clusterFSM) bump() {
+	f.waitMu.Lock()
+	close(f.notify)
+	f.notify = make(chan struct{})
+	f.waitMu.Unlock()
+}
+
+// fsmHeader is the first line of a raft snapshot, before the engine's encoding.
+type fsmHeader struct {
+	Index   uint64            `json:"index"`
+	Seen    []string          `json:"seen"` // oldest first
+	SeenIdx []uint64          `json:"seen_idx"`
+	Members map[string]string `json:"members"`
+}
+
+// capture copies what a snapshot needs; the engine state is cloned, so encoding runs
+// later on another goroutine (the FSM goroutine is held only for the copy).
+func (f *clusterFSM) capture() (fsmHeader, func(io.Writer) error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := fsmHeader{Index: f.index, Members: make(map[string]string, len(f.members))}
+	for k, v := range f.members {
+		h.Members[k] = v
+	}
+	n := len(f.ring)
+	h.Seen, h.SeenIdx = make([]string, 0, n), make([]uint64, 0, n)
+	for i := 0; i < n; i++ {
+		id := f.ring[(f.ringPos+i)%n]
+		h.Seen = append(h.Seen, id)
+		h.SeenIdx = append(h.SeenIdx, f.seen[id])
+	}
+	encode, _ := f.n.eng.Capture()
+	return h, encode
+}
+
+// Snapshot captures the state; Persist streams it to raft's snapshot store.
+func (f *clusterFSM) Snapshot() (raft.FSMSnapshot, error) {
+	h, encode := f.capture()
+	return &fsmSnapshot{h: h, encode: encode, obs: f.n.opts.Observer}, nil
+}
+
+type fsmSnapshot struct {
+	h      fsmHeader
+	encode func(io.Writer) error
+	obs    Observer
+}
+
+func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
+	t0 := time.Now()
+	cw := &countingWriter{w: sink}
+	bw := bufio.NewWriterSize(cw, 1<<20)
+	hdr, err := json.Marshal(s.h)
+	if err == nil {
+		_, err = bw.Write(append(hdr, '\n'))
+	}
+	if err == nil {
+		err = s.encode(bw)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		_ = sink.Cancel()
+		return fmt.Errorf("raft snapshot: %w", err)
+	}
+	if err := sink.Close(); err != nil {
+		return err
+	}
+	s.obs.SnapshotWritten(cw.n, time.Since(t0))
+	return nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
+}
+
+func (s *fsmSnapshot) Release() {}
+
+// Restore replaces the whole state with a snapshot (install from the leader, or the
+// latest local snapshot at start).
+func (f *clusterFSM) Restore(rc io.ReadCloser) error {
+	defer rc.Close()
+	br := bufio.NewReaderSize(rc, 1<<20)
+	line, err := br.ReadBytes('\n')
+	if err != nil {
+		return fmt.Errorf("raft snapshot header: %w", err)
+	}
+	var h fsmHeader
+	if err := json.Unmarshal(line, &h); err != nil {
+		return fmt.Errorf("raft snapshot header: %w", err)
+	}
+	if len(h.Seen) != len(h.SeenIdx) {
+		return errors.New("raft snapshot header: request ids and indexes differ in length")
+	}
+	body, err := io.ReadAll(br)
+	if err != nil {
+		return fmt.Errorf("raft snapshot: %w", err)
+	}
+	f.mu.Lock()
+	if err := f.n.eng.Restore(body); err != nil {
+		f.mu.Unlock()
+		return err
+	}
+	f.index = h.Index
+	f.restores++
+	f.members = h.Members
+	if f.members == nil {
+		f.members = make(map[string]string)
+	}
+	f.seen = make(map[string]uint64, len(h.Seen))
+	f.ring, f.ringPos = f.ring[:0], 0
+	for i, id := range h.Seen {
+		f.remember(id, h.SeenIdx[i])
+	}
+	f.mu.Unlock()
+	// Requests of this node that the snapshot covers will not be applied one by one.
+	f.waitMu.Lock()
+	var lost []string
+	for id := range f.waiters {
+		if _, ok := f.seen[id]; ok {
+			lost = append(lost, id)
+		}
+	}
+	f.waitMu.Unlock()
+	for _, id := range lost {
+		f.deliver(id, applyResult{err: errResultUnknown})
+	}
+	f.n.applied("")
+	f.bump()
+	return nil
+}
+
+// StateDigest is the SHA-256 of the engine's encoding at a raft index.
+type StateDigest struct {
+	Index  uint64 `json:"index"`
+	SHA256 string `json:"sha256"`
+}
+
+// digest hashes the state as of the last applied entry. Only the copy happens under
+// the FSM lock.
+func (f *clusterFSM) digest() (StateDigest, error) {
+	f.mu.Lock()
+	idx, gen := f.index, f.restores
+	if f.lastDigest.SHA256 != "" && f.lastDigest.Index == idx && f.lastDigestGen == gen {
+		d := f.lastDigest
+		f.mu.Unlock()
+		return d, nil // nothing applied since: the dashboard polls this
+	}
+	encode, _ := f.n.eng.Capture()
+	f.mu.Unlock()
+	h := sha256.New()
+	bw := bufio.NewWriterSize(h, 64<<10)
+	if err := encode(bw); err != nil {
+		return StateDigest{}, err
+	}
+	if err := bw.Flush(); err != nil {
+		return StateDigest{}, err
+	}
+	d := StateDigest{Index: idx, SHA256: hex.EncodeToString(h.Sum(nil))}
+	f.mu.Lock()
+	f.lastDigest, f.lastDigestGen = d, gen
+	f.mu.Unlock()
+	return d, nil
+}

@@ -1,0 +1,181 @@
+package persist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"podium/engine"
+)
+
+// An in-process three-node cluster (real raft over loopback, real journals, forwarding
+// over HTTP), so the race detector sees the cluster code. The process-level guarantees
+// are tested in cmd/podium/cluster_test.go.
+
+type memberUnderTest struct {
+	n   *Node
+	srv *http.Server
+	url string
+}
+
+func startInProcessCluster(t *testing.T) []*memberUnderTest {
+	t.Helper()
+	var lns []net.Listener
+	var peers []string
+	raftPorts := make([]int, 3)
+	for i := 0; i < 3; i++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lns = append(lns, ln)
+		rl, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		raftPorts[i] = rl.Addr().(*net.TCPAddr).Port
+		rl.Close()
+		peers = append(peers, fmt.Sprintf("n%d=127.0.0.1:%d=http://%s", i+1, raftPorts[i], ln.Addr()))
+	}
+	var out []*memberUnderTest
+	for i := 0; i < 3; i++ {
+		env := map[string]string{
+			"NODE_ID": fmt.Sprintf("n%d", i+1), "RAFT_ADDR": fmt.Sprintf("127.0.0.1:%d", raftPorts[i]),
+			"CLUSTER_PEERS": strings.Join(peers, ","), "CLUSTER_SECRET": strings.Repeat("z", 40),
+		}
+		cfg, err := ParseClusterConfig(func(k string) string { return env[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := Open(t.TempDir(), Options{Log: zerolog.Nop(), Cluster: cfg, SegmentSize: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mux := http.NewServeMux()
+		mux.HandleFunc("POST "+ForwardPath, func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			code, resp := n.HandleForward(r.Header.Get(ForwardAuthHeader), body)
+			w.WriteHeader(code)
+			_, _ = w.Write(resp)
+		})
+		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`{"ok":1}`)) })
+		srv := &http.Server{Handler: mux}
+		go func() { _ = srv.Serve(lns[i]) }()
+		out = append(out, &memberUnderTest{n: n, srv: srv, url: "http://" + lns[i].Addr().String()})
+	}
+	t.Cleanup(func() {
+		for _, m := range out {
+			_ = m.srv.Close()
+			_ = m.n.Close()
+		}
+	})
+	return out
+}
+
+func waitUntil(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func newJudgeCmd(i int) engine.Command {
+	return &engine.CreateJudges{
+		Judges: []engine.NewJudge{{Name: fmt.Sprintf("Judge %d", i), Email: fmt.Sprintf("j%d@example.com", i)}},
+		Codes:  []string{fmt.Sprintf("%08d", 20000000+i)},
+	}
+}
+
+func digestsEqual(ms []*memberUnderTest) bool {
+	var first StateDigest
+	for i, m := range ms {
+		st, err := m.n.ClusterStatus()
+		if err != nil || st.StateDigest == nil {
+			return false
+		}
+		if i == 0 {
+			first = *st.StateDigest
+		} else if *st.StateDigest != first {
+			return false
+		}
+	}
+	return true
+}
+
+func TestInProcessCluster(t *testing.T) {
+	ms := startInProcessCluster(t)
+	waitUntil(t, 20*time.Second, "all nodes ready", func() bool {
+		return ms[0].n.Ready() && ms[1].n.Ready() && ms[2].n.Ready()
+	})
+	// Any node takes changes and answers with its own (typed) result.
+	ctx := context.Background()
+	for i := 0; i < 30; i++ {
+		res, err := ms[i%3].n.Submit(ctx, engine.Admin, newJudgeCmd(i))
+		if err != nil {
+			t.Fatalf("submit on node %d: %v", i%3, err)
+		}
+		if cj, ok := res.([]engine.CreatedJudge); !ok || len(cj) != 1 {
+			t.Fatalf("result %#v", res)
+		}
+		// Read your own write on the node that answered.
+		found := false
+		ms[i%3].n.Read(func(s *engine.State) {
+			_, found = s.Judges[res.([]engine.CreatedJudge)[0].ID]
+		})
+		if !found {
+			t.Fatal("the answering node does not show its own write")
+		}
+	}
+	// A refused command is refused on the node that took it, with the engine's error.
+	if _, err := ms[1].n.Submit(ctx, engine.Admin, newJudgeCmd(3)); err == nil {
+		t.Fatal("duplicate email accepted")
+	} else if ee := (*engine.Error)(nil); !errors.As(err, &ee) {
+		t.Fatalf("refusal is %T %v, want *engine.Error", err, err)
+	}
+	waitUntil(t, 10*time.Second, "equal digests", func() bool { return digestsEqual(ms) })
+
+	// The leader's raft log fails (a full disk): it steps down, is not ready, and the
+	// others go on.
+	var lead *memberUnderTest
+	for _, m := range ms {
+		if st, _ := m.n.ClusterStatus(); st.State == "leader" {
+			lead = m
+		}
+	}
+	if lead == nil {
+		t.Fatal("no leader")
+	}
+	lead.n.InjectJournalFault(func() error { return syscall.ENOSPC })
+	var others []*memberUnderTest
+	for _, m := range ms {
+		if m != lead {
+			others = append(others, m)
+		}
+	}
+	for i := 100; i < 110; i++ {
+		if _, err := others[i%2].n.Submit(ctx, engine.Admin, newJudgeCmd(i)); err != nil {
+			t.Fatalf("submit while the old leader's disk is full: %v", err)
+		}
+	}
+	waitUntil(t, 10*time.Second, "the full node reports not-ready", func() bool { return !lead.n.Ready() })
+	lead.n.InjectJournalFault(nil)
+	waitUntil(t, 20*time.Second, "the healed node catches up", func() bool { return lead.n.Ready() && digestsEqual(ms) })
+	judges := 0
+	lead.n.Read(func(s *engine.State) { judges = len(s.Judges) })
+	if judges != 40 {
+		t.Fatalf("%d judges on the healed node, want 40", judges)
+	}
+}

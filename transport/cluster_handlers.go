@@ -1,0 +1,126 @@
+package transport
+
+import (
+	"context"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// ClusterNode is what the cluster routes need from the node (persist.Node). Outside
+// cluster mode ClusterStatusJSON answers {"state":"standalone"}, the membership and
+// restore calls 409, and the forwarding route does not exist.
+type ClusterNode interface {
+	// Clustered reports whether the node is a cluster member.
+	Clustered() bool
+	ClusterStatusJSON() ([]byte, error)
+	AddClusterNode(ctx context.Context, id, raftAddr, httpURL string) error
+	RemoveClusterNode(ctx context.Context, id string) error
+	// RestoreClusterBackup replaces the cluster's state with a backup (leader only).
+	RestoreClusterBackup(ctx context.Context, name string) error
+	// HandleForward serves a change forwarded by another node; auth is the
+	// X-Podium-Cluster header (HMAC over the cluster secret, checked by the node).
+	HandleForward(auth string, body []byte) (status int, resp []byte)
+}
+
+// forwardAuthHeader is persist.ForwardAuthHeader (transport does not import persist).
+const forwardAuthHeader = "X-Podium-Cluster"
+
+// routesCluster adds SPEC §8a's routes when the node supports them.
+func (s *Server) routesCluster(api fiber.Router) {
+	cn, isCluster := s.node.(ClusterNode)
+	if !isCluster {
+		return
+	}
+	if cn.Clustered() {
+		api.Post("/cluster/forward", func(c *fiber.Ctx) error {
+			auth := c.Get(forwardAuthHeader)
+			if auth == "" { // nothing to verify: do not read a body for it
+				return &httpError{status: fiber.StatusUnauthorized, msg: "bad cluster authentication"}
+			}
+			b, err := requestBody(c)
+			if err != nil {
+				return err
+			}
+			status, body := cn.HandleForward(auth, b)
+			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+			return c.Status(status).Send(body)
+		})
+	}
+	api.Get("/admin/cluster", s.adminAuth, func(c *fiber.Ctx) error {
+		b, err := cn.ClusterStatusJSON()
+		if err != nil {
+			return err
+		}
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		return c.Send(b)
+	})
+	api.Post("/admin/cluster/nodes", s.adminAuth, func(c *fiber.Ctx) error {
+		var req struct {
+			ID       *string `json:"id"`
+			RaftAddr *string `json:"raft_addr"`
+			HTTPURL  *string `json:"http_url"`
+		}
+		if err := bindJSON(c, &req, false); err != nil {
+			return err
+		}
+		if err := need("id", req.ID != nil); err != nil {
+			return err
+		}
+		if err := need("raft_addr", req.RaftAddr != nil); err != nil {
+			return err
+		}
+		if err := need("http_url", req.HTTPURL != nil); err != nil {
+			return err
+		}
+		if err := cn.AddClusterNode(c.UserContext(), *req.ID, *req.RaftAddr, *req.HTTPURL); err != nil {
+			return err
+		}
+		return ok(c)
+	})
+	api.Post("/admin/cluster/restore", s.adminAuth, func(c *fiber.Ctx) error {
+		var req struct {
+			Backup *string `json:"backup"`
+		}
+		if err := bindJSON(c, &req, false); err != nil {
+			return err
+		}
+		if err := need("backup", req.Backup != nil); err != nil {
+			return err
+		}
+		if err := cn.RestoreClusterBackup(c.UserContext(), *req.Backup); err != nil {
+			return err
+		}
+		return ok(c)
+	})
+	api.Delete("/admin/cluster/nodes/:id", s.adminAuth, func(c *fiber.Ctx) error {
+		if err := cn.RemoveClusterNode(c.UserContext(), c.Params("id")); err != nil {
+			return err
+		}
+		return ok(c)
+	})
+}
+
+// applyHooker is implemented by cluster nodes: fn runs on the node's apply goroutine
+// after every command it applies, whichever node took the request (kind "" after the
+// whole state was replaced by a snapshot). It must not block.
+type applyHooker interface {
+	SetApplyHook(fn func(kind string))
+}
+
+// watchReplicatedChanges keeps the content cache right on a cluster node: content the
+// other nodes changed (or a reset, or a snapshot install) marks the cached bodies stale,
+// and the next request rebuilds them. A single node's handlers invalidate it themselves.
+func (s *Server) watchReplicatedChanges(cc *contentCache) {
+	ah, ok := s.node.(applyHooker)
+	if !ok {
+		return
+	}
+	ah.SetApplyHook(func(kind string) {
+		if kind == "" || kind == "admin.reset" || strings.HasPrefix(kind, "content.") {
+			for k := range cc.kinds {
+				cc.kinds[k].gen.Add(1)
+			}
+		}
+	})
+}
