@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,9 @@ type Report struct {
 	Metrics    ServerMetrics   `json:"server_metrics"`
 	Invariants InvariantReport `json:"invariants"`
 	Crash      *CrashReport    `json:"crash,omitempty"`
+	Nodes      []NodeReport    `json:"nodes,omitempty"` // judge traffic per URL (several URLs only)
+	Kill       *KillReport     `json:"kill,omitempty"`  // the failure the tool injected
+	Gap        GapReport       `json:"write_gap"`
 	Timeline   []Second        `json:"judge_timeline"` // judge actions completed per second of the phase
 	ServerLog  string          `json:"server_log,omitempty"`
 	Notes      []string        `json:"notes"`
@@ -94,6 +98,10 @@ type runner struct {
 	noJudging atomic.Bool
 	srv       *serverProc
 	rep       *Report
+	urls      []string       // every server URL, r.admin's first (one: single-server mode)
+	cluster   []*managedNode // nodes the tool started (cluster mode)
+	nodes     *nodeSet       // judges' clients with several URLs
+	gaps      *gapRecorder
 }
 
 func (r *runner) note(format string, args ...any) {
@@ -121,19 +129,47 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Mode = "crash"
 		return r.crash(ctx)
 	}
+	if err := cfg.checkCluster(); err != nil {
+		return rep, err
+	}
 	base := cfg.URL
-	if cfg.ServerBin != "" {
+	r.urls = append([]string{cfg.URL}, cfg.MoreURLs...)
+	switch {
+	case cfg.ServerBin != "" && cfg.ClusterNodes > 0:
+		nodes, cleanup, err := r.startCluster(ctx)
+		if err != nil {
+			return rep, err
+		}
+		defer cleanup()
+		r.cluster, r.rep.Managed = nodes, true
+		// setup and checks go through a follower; the judges start on every node
+		leader, _ := r.leaderOf(ctx, nodes)
+		pick := nodes[0]
+		for _, nd := range nodes {
+			if nd != leader {
+				pick = nd
+				break
+			}
+		}
+		r.srv, base, r.urls = pick.p, pick.url, []string{pick.url}
+		for _, nd := range nodes {
+			if nd != pick {
+				r.urls = append(r.urls, nd.url)
+			}
+		}
+	case cfg.ServerBin != "":
 		cleanup, err := r.startManaged(ctx)
 		if err != nil {
 			return rep, err
 		}
 		defer cleanup()
 		base = r.srv.url()
+		r.urls = []string{base}
 	}
 	if base == "" {
 		return rep, errors.New("no server: give a URL or a server binary")
 	}
-	rep.Server = base
+	rep.Server = strings.Join(r.urls, ",")
 	r.connect(base, NewStats())
 	if err := r.admin.waitReady(ctx); err != nil {
 		return rep, err
@@ -329,7 +365,12 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	if r.srv != nil {
 		srvCPU0 = procCPU(r.srv.pid())
 	}
+	if len(r.urls) > 1 {
+		r.nodes = newNodeSet(r.urls, cfg.AdminPassword, cfg.Judges+64, r.c.stats, judges)
+		defer r.nodes.closeIdle()
+	}
 	start := time.Now()
+	r.gaps = newGapRecorder(start)
 	r.c.stats.startTimeline(start, isJudgeAction)
 	for i, j := range judges {
 		wg.Add(1)
@@ -343,6 +384,12 @@ func (r *runner) loadPhase(ctx context.Context) error {
 		}()
 	}
 	var side sync.WaitGroup
+	var kill KillReport
+	killedURL := ""
+	if cfg.KillAfter > 0 {
+		side.Add(1)
+		go func() { defer side.Done(); r.killer(stop, start, &kill, &killedURL) }()
+	}
 	for i := 0; i < cfg.Readers; i++ {
 		side.Add(1)
 		go func() { defer side.Done(); r.reader(stop) }()
@@ -385,6 +432,27 @@ func (r *runner) loadPhase(ctx context.Context) error {
 		r.note("the server has no judging routes (POST /api/judge/next answered 404): judge load skipped")
 	}
 	r.rep.Broadcast = ws.analyze(cfg.Watchers, ct.list())
+	killAt := time.Duration(-1)
+	if kill.Target != "" {
+		r.rep.Kill = &kill
+		if kill.Error == "" {
+			killAt = time.Duration(kill.AfterMs * float64(time.Millisecond))
+		}
+	}
+	r.rep.Gap = computeGap(r.gaps.events(), elapsed, killAt)
+	if r.nodes != nil {
+		r.rep.Nodes = r.nodes.report(killedURL)
+	}
+	if killedURL != "" && killedURL == r.admin.base {
+		for _, u := range r.urls {
+			if u != killedURL {
+				r.note("the node used for checks was killed: final checks through %s", u)
+				r.admin = newClient(u, cfg.AdminPassword, newHTTPClient(u, 16, 30*time.Second), r.admin.stats)
+				break
+			}
+		}
+	}
+	r.caughtUp(ctx, 10*time.Second)
 	if len(ct.errs) > 0 {
 		r.note("clock toggles failed %d times, first: %s", len(ct.errs), ct.errs[0])
 	}

@@ -1,0 +1,140 @@
+package loadtest
+
+import (
+	"math"
+	"sort"
+	"sync"
+	"time"
+)
+
+// The write gap: how long judging stood still around a failure (a node killed, a
+// leader lost). Every judge write is recorded with its send and answer times (offsets
+// from the start of the measured phase); a write "succeeded" when the server
+// acknowledged a journaled judge action (a skip, finish or rank, or a next that assigned
+// a project), and "failed" when it got no answer or a 5xx. Other answers (409, 429, a
+// next without a project) are neither.
+
+// writeEvent is one recorded judge write.
+type writeEvent struct {
+	sent, done time.Duration
+	ok         bool // acknowledged journaled action; false: failed
+}
+
+// gapRecorder collects write events from the judge goroutines.
+type gapRecorder struct {
+	mu    sync.Mutex
+	start time.Time
+	evs   []writeEvent
+}
+
+func newGapRecorder(start time.Time) *gapRecorder {
+	return &gapRecorder{start: start, evs: make([]writeEvent, 0, 1<<14)}
+}
+
+// add records a write sent at sent and answered now. Neutral answers are not recorded.
+func (g *gapRecorder) add(sent time.Time, ok bool) {
+	if g == nil {
+		return
+	}
+	done := time.Since(g.start)
+	g.mu.Lock()
+	g.evs = append(g.evs, writeEvent{sent: sent.Sub(g.start), done: done, ok: ok})
+	g.mu.Unlock()
+}
+
+func (g *gapRecorder) events() []writeEvent {
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]writeEvent(nil), g.evs...)
+}
+
+// GapReport is the write gap of a run (milliseconds from the start of the measured
+// phase). Nil values mean "did not happen" (no failure, no recovery).
+type GapReport struct {
+	Succeeded int `json:"writes_succeeded"`
+	Failed    int `json:"writes_failed"` // no answer or 5xx
+	// LongestMs is the longest interval without any successful write: between two
+	// consecutive acknowledgements, or from the last one to the end of the phase.
+	LongestMs     float64 `json:"longest_gap_ms"`
+	LongestFromMs float64 `json:"longest_gap_from_ms"`
+	LongestToMs   float64 `json:"longest_gap_to_ms"`
+	// FirstFailureMs is when the first failed write got its answer (or its error);
+	// FailureToSuccessMs is the time from then to the acknowledgement of the first
+	// write sent after it, i.e. how long a client retrying at once would have waited.
+	FirstFailureMs     *float64 `json:"first_failure_ms"`
+	FailureToSuccessMs *float64 `json:"failure_to_success_ms"`
+	// With an injected failure: when it happened, and the time from it to the
+	// acknowledgement of the first write sent after it.
+	KillAtMs        *float64 `json:"kill_at_ms,omitempty"`
+	KillToSuccessMs *float64 `json:"kill_to_success_ms,omitempty"`
+	FailedAfterKill int      `json:"writes_failed_after_kill,omitempty"`
+}
+
+func msOf(d time.Duration) float64 { return math.Round(float64(d)/1e4) / 1e2 }
+
+func msPtr(d time.Duration) *float64 { v := msOf(d); return &v }
+
+// computeGap derives the gap report from recorded writes; phase is the length of the
+// measured phase and killAt the moment of an injected failure (negative: none).
+func computeGap(evs []writeEvent, phase, killAt time.Duration) GapReport {
+	var g GapReport
+	var oks []writeEvent
+	var firstFail *writeEvent
+	for i := range evs {
+		e := evs[i]
+		if e.ok {
+			g.Succeeded++
+			oks = append(oks, e)
+			continue
+		}
+		g.Failed++
+		if firstFail == nil || e.done < firstFail.done {
+			firstFail = &evs[i]
+		}
+		if killAt >= 0 && e.done >= killAt {
+			g.FailedAfterKill++
+		}
+	}
+	sort.Slice(oks, func(a, b int) bool { return oks[a].done < oks[b].done })
+	for i := 1; i <= len(oks); i++ {
+		from := oks[i-1].done
+		to := phase
+		if i < len(oks) {
+			to = oks[i].done
+		}
+		if to < from {
+			to = from // a write answered after the phase ended
+		}
+		if d := to - from; msOf(d) > g.LongestMs {
+			g.LongestMs, g.LongestFromMs, g.LongestToMs = msOf(d), msOf(from), msOf(to)
+		}
+	}
+	if len(oks) == 0 {
+		g.LongestMs, g.LongestFromMs, g.LongestToMs = msOf(phase), 0, msOf(phase)
+	}
+	// firstOKSentAfter returns the earliest acknowledgement of a write sent at or after t.
+	firstOKSentAfter := func(t time.Duration) (time.Duration, bool) {
+		for _, e := range oks { // sorted by done
+			if e.sent >= t {
+				return e.done, true
+			}
+		}
+		return 0, false
+	}
+	if firstFail != nil {
+		g.FirstFailureMs = msPtr(firstFail.done)
+		if at, ok := firstOKSentAfter(firstFail.done); ok {
+			g.FailureToSuccessMs = msPtr(at - firstFail.done)
+		}
+	}
+	if killAt >= 0 {
+		g.KillAtMs = msPtr(killAt)
+		if at, ok := firstOKSentAfter(killAt); ok {
+			g.KillToSuccessMs = msPtr(at - killAt)
+		}
+	}
+	return g
+}
