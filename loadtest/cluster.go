@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,8 +24,9 @@ import (
 
 // KillReport says which failure the tool injected.
 type KillReport struct {
-	AfterMs float64 `json:"after_ms"` // into the measured phase
-	Target  string  `json:"target"`   // "leader" or "pid"
+	AfterMs float64 `json:"after_ms"`      // into the measured phase
+	DeadMs  float64 `json:"dead_after_ms"` // when the process was seen gone
+	Target  string  `json:"target"`        // "leader" or "pid"
 	PID     int     `json:"pid"`
 	Node    string  `json:"node,omitempty"` // URL of the killed node, when known
 	Error   string  `json:"error,omitempty"`
@@ -56,7 +59,18 @@ type managedNode struct {
 	p   *serverProc
 }
 
+// freeLoopbackPorts returns n ports that can be bound now, chosen below the kernel's
+// ephemeral range: the nodes dial each other while they start, and an outgoing
+// connection may take any ephemeral port, including one picked by listening on :0.
 func freeLoopbackPorts(n int) ([]int, error) {
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if v, err := strconv.Atoi(f[0]); err == nil && v > 12000 {
+				low = v
+			}
+		}
+	}
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
@@ -64,13 +78,17 @@ func freeLoopbackPorts(n int) ([]int, error) {
 		}
 	}()
 	out := make([]int, 0, n)
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(out) < n && tries < 1000; tries++ {
+		port := 10000 + mrand.IntN(low-10000)
+		l, err := net.Listen("tcp", fmt.Sprintf(":%d", port))
 		if err != nil {
-			return nil, err
+			continue
 		}
 		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
+		out = append(out, port)
+	}
+	if len(out) < n {
+		return nil, errors.New("no free ports below the ephemeral range")
 	}
 	return out, nil
 }
@@ -235,7 +253,12 @@ func (r *runner) killer(stop <-chan struct{}, start time.Time, out *KillReport, 
 		out.AfterMs = msOf(time.Since(start))
 		if err := syscall.Kill(r.cfg.KillPID, syscall.SIGKILL); err != nil {
 			out.Error = err.Error()
+			return
 		}
+		for t := time.Now(); processAlive(r.cfg.KillPID) && time.Since(t) < 5*time.Second; {
+			time.Sleep(time.Millisecond)
+		}
+		out.DeadMs = msOf(time.Since(start))
 	case r.cfg.KillLeader && len(r.cluster) > 0:
 		out.Target = "leader"
 		leader, err := r.leaderOf(ctx, r.cluster)
@@ -245,7 +268,8 @@ func (r *runner) killer(stop <-chan struct{}, start time.Time, out *KillReport, 
 		}
 		out.PID, out.Node = leader.p.pid(), leader.url
 		out.AfterMs = msOf(time.Since(start))
-		leader.p.kill()
+		leader.p.kill() // returns once the process is reaped
+		out.DeadMs = msOf(time.Since(start))
 		*killedURL = leader.url
 	default:
 		return
@@ -292,4 +316,15 @@ func (s *serverProc) exited() bool {
 	default:
 		return false
 	}
+}
+
+// processAlive reports whether pid still runs (a zombie has stopped running).
+func processAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
 }

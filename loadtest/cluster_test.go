@@ -153,7 +153,7 @@ func TestWriteGapFromRecordedTimes(t *testing.T) {
 		writeEvent{sent: ms(2700), done: ms(2710), ok: true},
 		writeEvent{sent: ms(2800), done: ms(2820), ok: true},
 	)
-	g := computeGap(evs, ms(3000), ms(1000))
+	g := computeGap(evs, ms(3000), ms(1000), ms(1000))
 	want := func(name string, got *float64, v float64) {
 		t.Helper()
 		if got == nil || *got != v {
@@ -173,14 +173,24 @@ func TestWriteGapFromRecordedTimes(t *testing.T) {
 	want("kill to success", g.KillToSuccessMs, 1600)
 
 	// never recovered: the gap runs to the end of the phase, no success after the failure
-	g = computeGap([]writeEvent{{sent: ms(0), done: ms(5), ok: true}, {sent: ms(10), done: ms(20)}}, ms(2000), -1)
+	g = computeGap([]writeEvent{{sent: ms(0), done: ms(5), ok: true}, {sent: ms(10), done: ms(20)}}, ms(2000), -1, -1)
 	if g.LongestMs != 1995 || g.FailureToSuccessMs != nil || g.KillAtMs != nil {
 		t.Errorf("no recovery: %+v", g)
 	}
 	// nothing acknowledged at all
-	g = computeGap(nil, ms(2000), -1)
-	if g.LongestMs != 2000 || g.FirstFailureMs != nil {
-		t.Errorf("empty: %+v", g)
+	g = computeGap([]writeEvent{{sent: ms(0), done: ms(30)}}, ms(2000), -1, -1)
+	if g.LongestMs != 2000 || g.FirstFailureMs == nil || *g.FirstFailureMs != 30 {
+		t.Errorf("nothing acknowledged: %+v", g)
+	}
+	// judges with nothing left to judge: the quiet end of the phase is not a gap, and
+	// writes sent before the killed process was gone do not count as the recovery
+	g = computeGap([]writeEvent{
+		{sent: ms(0), done: ms(10), ok: true}, {sent: ms(400), done: ms(410), ok: true},
+		{sent: ms(1002), done: ms(1020), ok: true}, // sent between the signal and the death
+		{sent: ms(1300), done: ms(1350), ok: true},
+	}, ms(5000), ms(1000), ms(1005))
+	if g.LongestMs != 610 || g.KillToSuccessMs == nil || *g.KillToSuccessMs != 350 {
+		t.Errorf("quiet end: %+v", g)
 	}
 }
 

@@ -102,7 +102,7 @@ func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 	a := asJudge(tok)
 	for sleepOr(stop, 0) {
 		j.mu.Lock()
-		from := j.assignFrom
+		from, held := j.assignFrom, j.holding
 		j.mu.Unlock()
 		sent := nowMs()
 		if from == 0 {
@@ -115,7 +115,7 @@ func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 		r.jc.nexts.Add(1)
 		t := time.Now()
 		err := r.judgeDo(ctx, j, "/api/judge/next", a, nil, &nr)
-		r.recordWrite(t, err, err == nil && nr.ProjectID != nil)
+		r.recordWrite("next", t, err, err == nil && nr.ProjectID != nil && *nr.ProjectID != held) // a new assignment
 		if err != nil {
 			switch statusOf(err) {
 			case 404, 405:
@@ -188,7 +188,7 @@ func (r *runner) skip(ctx context.Context, j *judgeRec, a auth, p string, rng *r
 	sent := nowMs()
 	t := time.Now()
 	err := r.judgeDo(ctx, j, "/api/judge/skip", a, map[string]string{"reason": reason}, nil)
-	r.recordWrite(t, err, err == nil)
+	r.recordWrite("skip", t, err, err == nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch code := statusOf(err); {
@@ -217,7 +217,7 @@ func (r *runner) finish(ctx context.Context, j *judgeRec, a auth, p string, rng 
 	f := finishRec{notes: randomNotes(rng), starred: rng.IntN(4) == 0}
 	t := time.Now()
 	err := r.judgeDo(ctx, j, "/api/judge/finish", a, map[string]any{"notes": f.notes, "starred": f.starred}, nil)
-	r.recordWrite(t, err, err == nil)
+	r.recordWrite("finish", t, err, err == nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch code := statusOf(err); {
@@ -253,7 +253,7 @@ func (r *runner) rank(ctx context.Context, j *judgeRec, a auth, rng *rand.Rand) 
 	ranking := pool[:k]
 	t := time.Now()
 	err := r.judgeDo(ctx, j, "/api/judge/rank", a, map[string]any{"ranking": ranking}, nil)
-	r.recordWrite(t, err, err == nil)
+	r.recordWrite("rank", t, err, err == nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch code := statusOf(err); {
@@ -283,11 +283,11 @@ func (r *runner) judgeDo(ctx context.Context, j *judgeRec, path string, a auth, 
 
 // recordWrite feeds the write-gap recorder: journaled is an acknowledged journaled
 // action; no answer or a 5xx is a failed write; anything else is neither.
-func (r *runner) recordWrite(sent time.Time, err error, journaled bool) {
+func (r *runner) recordWrite(route string, sent time.Time, err error, journaled bool) {
 	switch code := statusOf(err); {
 	case journaled:
-		r.gaps.add(sent, true)
+		r.gaps.add(route, sent, true)
 	case err != nil && (code == 0 || code >= 500):
-		r.gaps.add(sent, false)
+		r.gaps.add(route, sent, false)
 	}
 }

@@ -432,14 +432,15 @@ func (r *runner) loadPhase(ctx context.Context) error {
 		r.note("the server has no judging routes (POST /api/judge/next answered 404): judge load skipped")
 	}
 	r.rep.Broadcast = ws.analyze(cfg.Watchers, ct.list())
-	killAt := time.Duration(-1)
+	killAt, deadAt := time.Duration(-1), time.Duration(-1)
 	if kill.Target != "" {
 		r.rep.Kill = &kill
 		if kill.Error == "" {
 			killAt = time.Duration(kill.AfterMs * float64(time.Millisecond))
+			deadAt = time.Duration(kill.DeadMs * float64(time.Millisecond))
 		}
 	}
-	r.rep.Gap = computeGap(r.gaps.events(), elapsed, killAt)
+	r.rep.Gap = computeGap(r.gaps.events(), elapsed, killAt, deadAt)
 	if r.nodes != nil {
 		r.rep.Nodes = r.nodes.report(killedURL)
 	}
