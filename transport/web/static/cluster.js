@@ -16,7 +16,7 @@ const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const fmtInt = (v) => (num(v) === null ? '–' : v.toLocaleString('en-US'));
 
 function fmtContact(n, st) {
-  if (n.id === st.node_id) return 'this node';
+  if (n.id === st.node_id) return 'this node (you are here)';
   const ms = num(n.last_contact_ms);
   if (ms === null || ms < 0) return '–';
   if (ms < 1000) return `${Math.round(ms)} ms ago`;
@@ -29,7 +29,7 @@ function nodeRow(n, st) {
   const me = n.id === st.node_id;
   const reachable = me || n.reachable === true;
   return h('tr', { class: reachable ? null : 'inactive', dataset: { node: n.id || '' } },
-    h('td', {}, h('strong', {}, n.id || '?'), me ? h('span', { class: 'hint' }, ' (you are here)') : null),
+    h('td', {}, h('strong', {}, n.id || '?')),
     h('td', {}, leader ? h('span', { class: 'pill ok-state' }, 'leader') : (n.voter === false ? 'non-voter' : 'follower')),
     h('td', {}, reachable ? 'yes' : h('span', { class: 'pill hidden-state' }, 'unreachable')),
     h('td', { class: 'num' }, fmtContact(n, st)),
@@ -107,5 +107,16 @@ document.addEventListener('visibilitychange', () => {
     refresh();
   }
 });
+
+// Right after the organiser logs in, not at the next tick.
+const dash = $('#view-dash');
+if (dash) {
+  new MutationObserver(() => {
+    if (!dash.hidden && !stopped && timer) {
+      clearTimeout(timer);
+      refresh();
+    }
+  }).observe(dash, { attributes: true, attributeFilter: ['hidden'] });
+}
 
 if (card) refresh();
