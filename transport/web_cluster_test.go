@@ -17,7 +17,7 @@ func TestWebClusterCardStandalone(t *testing.T) {
 	adminLogin(t, ctx, ts)
 	asked := `performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/api/admin/cluster')).length`
 	waitJS(t, ctx, "the cluster status request", asked+` >= 1`)
-	if !evalJS[bool](t, ctx, `document.querySelector('#cluster-card').hidden`) {
+	if !evalJS[bool](t, ctx, `document.querySelector('#cl-panel').hidden`) {
 		t.Errorf("cluster card shown on a standalone node")
 	}
 	// after another refresh period nothing more was asked
@@ -25,7 +25,7 @@ func TestWebClusterCardStandalone(t *testing.T) {
 	if n := evalJS[int](t, ctx, asked); n != 1 {
 		t.Errorf("the standalone dashboard asked for the cluster status %d times, want once", n)
 	}
-	if !evalJS[bool](t, ctx, `document.querySelector('#cluster-card').hidden`) {
+	if !evalJS[bool](t, ctx, `document.querySelector('#cl-panel').hidden`) {
 		t.Errorf("cluster card shown on a standalone node")
 	}
 }

@@ -6,7 +6,7 @@
 import { api, h, $ } from './lib.js';
 
 const EVERY = 3000; // ms between refreshes
-const card = $('#cluster-card');
+const card = $('#cl-panel');
 let timer = 0;
 let last = null; // last good answer
 let lastAt = 0;
@@ -57,17 +57,17 @@ function render(st, err) {
       `${down.map((n) => n.id).join(', ')} ${down.length === 1 ? 'is' : 'are'} not reachable from the leader. Judging goes on while a majority is up; see docs/cluster.md to replace a dead machine.`));
   }
   card.replaceChildren(
-    h('h2', { id: 'cluster-h' }, 'Cluster ',
-      h('span', { class: 'pill', id: 'cluster-state' }, `${st.node_id || 'this node'}: ${st.state}`)),
+    h('h2', { id: 'cl-h' }, 'Cluster ',
+      h('span', { class: 'pill', id: 'cl-state' }, `${st.node_id || 'this node'}: ${st.state}`)),
     ...banners,
-    h('p', { id: 'cluster-summary' },
-      'Leader ', h('strong', { id: 'cluster-leader' }, st.leader_id || 'none'),
-      ' · term ', h('span', { id: 'cluster-term' }, fmtInt(st.term)),
-      ' · commit index ', h('span', { id: 'cluster-commit' }, fmtInt(commit)),
-      ' · applied ', h('span', { id: 'cluster-applied' }, fmtInt(applied)),
-      ' · lag ', h('strong', { id: 'cluster-lag', class: lag ? 'lagging' : null }, lag === null ? '–' : `${fmtInt(lag)} ${lag === 1 ? 'entry' : 'entries'}`)),
+    h('p', { id: 'cl-summary' },
+      'Leader ', h('strong', { id: 'cl-leader' }, st.leader_id || 'none'),
+      ' · term ', h('span', { id: 'cl-term' }, fmtInt(st.term)),
+      ' · commit index ', h('span', { id: 'cl-commit' }, fmtInt(commit)),
+      ' · applied ', h('span', { id: 'cl-applied' }, fmtInt(applied)),
+      ' · lag ', h('strong', { id: 'cl-lag', class: lag ? 'lagging' : null }, lag === null ? '–' : `${fmtInt(lag)} ${lag === 1 ? 'entry' : 'entries'}`)),
     h('div', { class: 'table-wrap' },
-      h('table', { class: 'data', id: 'cluster-nodes', 'aria-labelledby': 'cluster-h' },
+      h('table', { class: 'data', id: 'cl-nodes', 'aria-labelledby': 'cl-h' },
         h('thead', {}, h('tr', {},
           h('th', { scope: 'col' }, 'Node'), h('th', { scope: 'col' }, 'Role'), h('th', { scope: 'col' }, 'Reachable'),
           h('th', { scope: 'col' }, 'Last contact'), h('th', { scope: 'col' }, 'Raft address'), h('th', { scope: 'col' }, 'HTTP URL'))),
