@@ -10,9 +10,10 @@ import (
 // The write gap: how long judging stood still around a failure (a node killed, a
 // leader lost). Every judge write is recorded with its send and answer times (offsets
 // from the start of the measured phase); a write "succeeded" when the server
-// acknowledged a journaled judge action (a skip, finish or rank, or a next that assigned
-// a project), and "failed" when it got no answer or a 5xx. Other answers (409, 429, a
-// next without a project) are neither.
+// acknowledged a skip, finish or rank (each a journaled change), and "failed" when a
+// skip, finish, rank or next got no answer or a 5xx. Other answers (409, 429) are
+// neither, and so is a next that was answered: after a skip that already assigned the
+// next project, a node can answer it from its own state without a change.
 
 // writeEvent is one recorded judge write.
 type writeEvent struct {
