@@ -125,12 +125,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if fdErr != nil {
 		r.note("raising the open-files limit failed: %v", fdErr)
 	}
+	if err := cfg.checkCluster(); err != nil {
+		return rep, err
+	}
 	if cfg.CrashCycles > 0 {
 		rep.Mode = "crash"
 		return r.crash(ctx)
-	}
-	if err := cfg.checkCluster(); err != nil {
-		return rep, err
 	}
 	base := cfg.URL
 	r.urls = append([]string{cfg.URL}, cfg.MoreURLs...)
