@@ -24,14 +24,19 @@ function fmtContact(n, st) {
   return `${Math.round(ms / 60000)} min ago`;
 }
 
+// down reports whether this node can tell that n is unreachable: a leader hears from
+// every node, a follower only from the leader.
+const down = (n, st) => n.id !== st.node_id && n.reachable !== true && (st.state === 'leader' || n.id === st.leader_id);
+
 function nodeRow(n, st) {
   const leader = n.id && n.id === st.leader_id;
   const me = n.id === st.node_id;
   const reachable = me || n.reachable === true;
-  return h('tr', { class: reachable ? null : 'inactive', dataset: { node: n.id || '' } },
+  const known = reachable || down(n, st);
+  return h('tr', { class: known && !reachable ? 'inactive' : null, dataset: { node: n.id || '' } },
     h('td', {}, h('strong', {}, n.id || '?')),
     h('td', {}, leader ? h('span', { class: 'pill ok-state' }, 'leader') : (n.voter === false ? 'non-voter' : 'follower')),
-    h('td', {}, reachable ? 'yes' : h('span', { class: 'pill hidden-state' }, 'unreachable')),
+    h('td', {}, reachable ? 'yes' : (known ? h('span', { class: 'pill hidden-state' }, 'unreachable') : h('span', { class: 'muted' }, 'ask the leader'))),
     h('td', { class: 'num' }, fmtContact(n, st)),
     h('td', {}, h('code', {}, n.raft_addr || '')),
     h('td', {}, n.http_url ? h('a', { href: n.http_url + '/admin', target: '_blank', rel: 'noopener' }, n.http_url) : ''));
@@ -42,7 +47,7 @@ function render(st, err) {
   const applied = num(st.applied_index);
   const lag = commit !== null && applied !== null ? Math.max(0, commit - applied) : null;
   const nodes = Array.isArray(st.nodes) ? st.nodes : [];
-  const down = nodes.filter((n) => n.id !== st.node_id && n.reachable === false);
+  const lost = nodes.filter((n) => down(n, st));
   const digest = st.state_digest && typeof st.state_digest === 'object' ? st.state_digest : null;
   const banners = [];
   if (err) {
@@ -52,9 +57,9 @@ function render(st, err) {
   if (!st.leader_id) {
     banners.push(h('p', { class: 'banner bad', role: 'status' },
       'No leader: changes wait up to 5 s for one, then fail. Reads keep working. A leader needs a majority of the nodes running and reachable.'));
-  } else if (down.length) {
+  } else if (lost.length) {
     banners.push(h('p', { class: 'banner warn', role: 'status' },
-      `${down.map((n) => n.id).join(', ')} ${down.length === 1 ? 'is' : 'are'} not reachable from the leader. Judging goes on while a majority is up; see docs/cluster.md to replace a dead machine.`));
+      `${lost.map((n) => n.id).join(', ')} ${lost.length === 1 ? 'is' : 'are'} not reachable from this node. Judging goes on while a majority is up; see docs/cluster.md to replace a dead machine.`));
   }
   card.replaceChildren(
     h('h2', { id: 'cl-h' }, 'Cluster ',
@@ -74,7 +79,7 @@ function render(st, err) {
         h('tbody', {}, nodes.map((n) => nodeRow(n, st))))),
     h('p', { class: 'hint' },
       digest ? `State digest at index ${fmtInt(digest.index)}: ${String(digest.sha256 || '').slice(0, 16)}… (equal on every node at the same index). ` : '',
-      'Lag is what this node has committed but not yet applied; last contact is as seen by the leader.'));
+      'Lag is what this node has committed but not yet applied. Reachable and last contact are as this node sees them: a follower hears only from the leader, the leader from every node.'));
   card.hidden = false;
 }
 
