@@ -96,7 +96,6 @@ func sleepOr(stop <-chan struct{}, d time.Duration) bool {
 // normal end of the run leaves no write in doubt.
 func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 	ctx := context.Background()
-	c := r.clientFor(j)
 	j.mu.Lock()
 	tok := j.token
 	j.mu.Unlock()
@@ -114,7 +113,9 @@ func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 			Reason    string  `json:"reason"`
 		}
 		r.jc.nexts.Add(1)
-		err := c.do(ctx, "POST", "/api/judge/next", "/api/judge/next", a, nil, &nr)
+		t := time.Now()
+		err := r.judgeDo(ctx, j, "/api/judge/next", a, nil, &nr)
+		r.recordWrite("next", t, err, false) // may be answered from the node's state (after a skip that assigned already): never counted as a success
 		if err != nil {
 			switch statusOf(err) {
 			case 404, 405:
@@ -185,7 +186,9 @@ func (r *runner) think(rng *rand.Rand) time.Duration {
 func (r *runner) skip(ctx context.Context, j *judgeRec, a auth, p string, rng *rand.Rand) {
 	reason := pickReason(rng)
 	sent := nowMs()
-	err := r.clientFor(j).do(ctx, "POST", "/api/judge/skip", "/api/judge/skip", a, map[string]string{"reason": reason}, nil)
+	t := time.Now()
+	err := r.judgeDo(ctx, j, "/api/judge/skip", a, map[string]string{"reason": reason}, nil)
+	r.recordWrite("skip", t, err, err == nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch code := statusOf(err); {
@@ -212,7 +215,9 @@ func (r *runner) skip(ctx context.Context, j *judgeRec, a auth, p string, rng *r
 
 func (r *runner) finish(ctx context.Context, j *judgeRec, a auth, p string, rng *rand.Rand) bool {
 	f := finishRec{notes: randomNotes(rng), starred: rng.IntN(4) == 0}
-	err := r.clientFor(j).do(ctx, "POST", "/api/judge/finish", "/api/judge/finish", a, map[string]any{"notes": f.notes, "starred": f.starred}, nil)
+	t := time.Now()
+	err := r.judgeDo(ctx, j, "/api/judge/finish", a, map[string]any{"notes": f.notes, "starred": f.starred}, nil)
+	r.recordWrite("finish", t, err, err == nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch code := statusOf(err); {
@@ -246,7 +251,9 @@ func (r *runner) rank(ctx context.Context, j *judgeRec, a auth, rng *rand.Rand) 
 	rng.Shuffle(len(pool), func(x, y int) { pool[x], pool[y] = pool[y], pool[x] })
 	k := 1 + rng.IntN(min(5, len(pool)))
 	ranking := pool[:k]
-	err := r.clientFor(j).do(ctx, "POST", "/api/judge/rank", "/api/judge/rank", a, map[string]any{"ranking": ranking}, nil)
+	t := time.Now()
+	err := r.judgeDo(ctx, j, "/api/judge/rank", a, map[string]any{"ranking": ranking}, nil)
+	r.recordWrite("rank", t, err, err == nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch code := statusOf(err); {
@@ -259,5 +266,28 @@ func (r *runner) rank(ctx context.Context, j *judgeRec, a auth, rng *rand.Rand) 
 		j.rankDoubt = append(j.rankDoubt, ranking)
 	default:
 		r.jc.unexpected.Add(1)
+	}
+}
+
+// judgeDo sends a judge's POST to the judge's current node (r.c with a single URL); a
+// request that gets no answer moves the judge to the next node.
+func (r *runner) judgeDo(ctx context.Context, j *judgeRec, path string, a auth, body, out any) error {
+	if r.nodes == nil {
+		return r.c.do(ctx, "POST", path, path, a, body, out)
+	}
+	i, c := r.nodes.pick(j.id)
+	err := c.do(ctx, "POST", path, path, a, body, out)
+	r.nodes.done(j.id, i, err == nil || statusOf(err) != 0)
+	return err
+}
+
+// recordWrite feeds the write-gap recorder: journaled is an acknowledged journaled
+// action; no answer or a 5xx is a failed write; anything else is neither.
+func (r *runner) recordWrite(route string, sent time.Time, err error, journaled bool) {
+	switch code := statusOf(err); {
+	case journaled:
+		r.gaps.add(route, sent, true)
+	case err != nil && (code == 0 || code >= 500):
+		r.gaps.add(route, sent, false)
 	}
 }

@@ -20,8 +20,11 @@ var (
 	buildErr  error
 )
 
-// TestMain removes the podium binary the tests built.
+// TestMain removes the podium binary the tests built (or runs as a test proxy).
 func TestMain(m *testing.M) {
+	if target := os.Getenv(proxyEnv); target != "" {
+		runProxy(target) // a proxy process of TestJudgesSpreadOverURLsAndMoveOnKill
+	}
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)

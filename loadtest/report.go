@@ -70,7 +70,6 @@ func (rep *Report) Print(w io.Writer) {
 			parts = append(parts, fmt.Sprintf("s%d: %d done, max %.0f ms", x.At, x.Count, x.MaxMs))
 		}
 		fmt.Fprintf(w, "judge timeline: %d of %d seconds completed no judge action; slowest seconds: %s\n", idle, len(tl)-1, strings.Join(parts, "; "))
-		fmt.Fprintf(w, "longest gap between successful judge actions: %.0f ms (ending %.1f s into the phase)\n", rep.WriteGap.Ms, rep.WriteGap.EndAt)
 	}
 	jr := rep.Judging
 	fmt.Fprintf(w, "judging: available=%v nexts=%d assigned=%d finishes=%d (%.1f/s) skips=%d ranks=%d paused=%d done=%d in-doubt=%d unexpected=%d\n",
@@ -125,6 +124,7 @@ func (rep *Report) Print(w io.Writer) {
 				cy.Cycle, cy.KilledAfter, cy.Finishes, cy.Skips, cy.Ranks, cy.Creations, cy.InDoubt, cy.RecoverySec, cy.Lost, cy.Violations)
 		}
 	}
+	rep.printCluster(w)
 	if rep.ServerLog != "" {
 		fmt.Fprintf(w, "server log: %s\n", rep.ServerLog)
 	}
@@ -142,8 +142,45 @@ func orNA(s string) string {
 
 // Failed reports whether the run found errors, invariant violations or lost writes.
 func (rep *Report) Failed() bool {
-	if rep.Invariants.Violations > 0 || len(rep.Errors) > 0 {
+	if rep.Invariants.Violations > 0 {
 		return true
 	}
+	for code := range rep.Errors {
+		if rep.Kill == nil || (code != "0" && code != "502" && code != "503") {
+			return true // with an injected failure, requests without an answer or a leader are expected
+		}
+	}
 	return rep.Crash != nil && (rep.Crash.Lost > 0 || rep.Crash.Violations > 0)
+}
+
+// printCluster writes the per-node traffic, the injected failure and the write gap.
+func (rep *Report) printCluster(w io.Writer) {
+	for _, n := range rep.Nodes {
+		killed := ""
+		if n.Killed {
+			killed = " (killed)"
+		}
+		fmt.Fprintf(w, "node %s%s: %d judges at start, %d judge requests, %d without answer, %d judges moved away, %d moved in\n",
+			n.URL, killed, n.Judges, n.Requests, n.NoAnswer, n.MovedOut, n.MovedIn)
+	}
+	if k := rep.Kill; k != nil {
+		if k.Error != "" {
+			fmt.Fprintf(w, "kill %s: failed: %s\n", k.Target, k.Error)
+		} else {
+			fmt.Fprintf(w, "kill %s: SIGKILL pid %d%s at %.2fs into the phase\n", k.Target, k.PID, strings.TrimRight(" "+k.Node, " "), k.AfterMs/1000)
+		}
+	}
+	g := rep.Gap
+	opt := func(v *float64) string {
+		if v == nil {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.0f ms", *v)
+	}
+	fmt.Fprintf(w, "write gap: %d journaled judge writes acknowledged, %d failed (no answer or 5xx); longest time without an acknowledged write %.0f ms (%.2fs-%.2fs); first failed write at %s, next success %s later",
+		g.Succeeded, g.Failed, g.LongestMs, g.LongestFromMs/1000, g.LongestToMs/1000, opt(g.FirstFailureMs), opt(g.FailureToSuccessMs))
+	if g.KillAtMs != nil {
+		fmt.Fprintf(w, "; from the kill to the first acknowledged write sent after it %s (%d writes failed after it)", opt(g.KillToSuccessMs), g.FailedAfterKill)
+	}
+	fmt.Fprintln(w)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -35,8 +34,10 @@ type Report struct {
 	Metrics    ServerMetrics   `json:"server_metrics"`
 	Invariants InvariantReport `json:"invariants"`
 	Crash      *CrashReport    `json:"crash,omitempty"`
+	Nodes      []NodeReport    `json:"nodes,omitempty"` // judge traffic per URL (several URLs only)
+	Kill       *KillReport     `json:"kill,omitempty"`  // the failure the tool injected
+	Gap        GapReport       `json:"write_gap"`
 	Timeline   []Second        `json:"judge_timeline"` // judge actions completed per second of the phase
-	WriteGap   WriteGap        `json:"longest_judge_action_gap"`
 	ServerLog  string          `json:"server_log,omitempty"`
 	Notes      []string        `json:"notes"`
 }
@@ -97,20 +98,10 @@ type runner struct {
 	noJudging atomic.Bool
 	srv       *serverProc
 	rep       *Report
-	// judgeCs, with several server URLs, are the judges' clients, one per URL (sharing
-	// r.c's stats).
-	judgeCs []*client
-}
-
-// clientFor returns the client judge j talks to: with several URLs, judges are spread
-// over them.
-func (r *runner) clientFor(j *judgeRec) *client {
-	if len(r.judgeCs) == 0 {
-		return r.c
-	}
-	h := fnv.New32a()
-	h.Write([]byte(j.id))
-	return r.judgeCs[h.Sum32()%uint32(len(r.judgeCs))]
+	urls      []string       // every server URL, r.admin's first (one: single-server mode)
+	cluster   []*managedNode // nodes the tool started (cluster mode)
+	nodes     *nodeSet       // judges' clients with several URLs
+	gaps      *gapRecorder
 }
 
 func (r *runner) note(format string, args ...any) {
@@ -134,32 +125,52 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if fdErr != nil {
 		r.note("raising the open-files limit failed: %v", fdErr)
 	}
+	if err := cfg.checkCluster(); err != nil {
+		return rep, err
+	}
 	if cfg.CrashCycles > 0 {
 		rep.Mode = "crash"
 		return r.crash(ctx)
 	}
 	base := cfg.URL
-	if cfg.ServerBin != "" {
+	r.urls = append([]string{cfg.URL}, cfg.MoreURLs...)
+	switch {
+	case cfg.ServerBin != "" && cfg.ClusterNodes > 0:
+		nodes, cleanup, err := r.startCluster(ctx)
+		if err != nil {
+			return rep, err
+		}
+		defer cleanup()
+		r.cluster, r.rep.Managed = nodes, true
+		// setup and checks go through a follower; the judges start on every node
+		leader, _ := r.leaderOf(ctx, nodes)
+		pick := nodes[0]
+		for _, nd := range nodes {
+			if nd != leader {
+				pick = nd
+				break
+			}
+		}
+		r.srv, base, r.urls = pick.p, pick.url, []string{pick.url}
+		for _, nd := range nodes {
+			if nd != pick {
+				r.urls = append(r.urls, nd.url)
+			}
+		}
+	case cfg.ServerBin != "":
 		cleanup, err := r.startManaged(ctx)
 		if err != nil {
 			return rep, err
 		}
 		defer cleanup()
 		base = r.srv.url()
+		r.urls = []string{base}
 	}
 	if base == "" {
 		return rep, errors.New("no server: give a URL or a server binary")
 	}
-	rep.Server = base
+	rep.Server = strings.Join(r.urls, ",")
 	r.connect(base, NewStats())
-	if len(cfg.MoreURLs) > 0 && cfg.ServerBin == "" {
-		rep.Server = strings.Join(append([]string{base}, cfg.MoreURLs...), ",")
-		r.judgeCs = []*client{r.c}
-		for _, u := range cfg.MoreURLs {
-			hc := newHTTPClient(u, cfg.Judges+64, 30*time.Second)
-			r.judgeCs = append(r.judgeCs, newClient(u, cfg.AdminPassword, hc, r.c.stats))
-		}
-	}
 	if err := r.admin.waitReady(ctx); err != nil {
 		return rep, err
 	}
@@ -354,7 +365,12 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	if r.srv != nil {
 		srvCPU0 = procCPU(r.srv.pid())
 	}
+	if len(r.urls) > 1 {
+		r.nodes = newNodeSet(r.urls, cfg.AdminPassword, cfg.Judges+64, r.c.stats, judges)
+		defer r.nodes.closeIdle()
+	}
 	start := time.Now()
+	r.gaps = newGapRecorder(start)
 	r.c.stats.startTimeline(start, isJudgeAction)
 	for i, j := range judges {
 		wg.Add(1)
@@ -368,6 +384,12 @@ func (r *runner) loadPhase(ctx context.Context) error {
 		}()
 	}
 	var side sync.WaitGroup
+	var kill KillReport
+	killedURL := ""
+	if cfg.KillAfter > 0 {
+		side.Add(1)
+		go func() { defer side.Done(); r.killer(stop, start, &kill, &killedURL) }()
+	}
 	for i := 0; i < cfg.Readers; i++ {
 		side.Add(1)
 		go func() { defer side.Done(); r.reader(stop) }()
@@ -405,12 +427,33 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	r.rep.Routes, r.rep.Errors = r.c.stats.report(elapsed)
 	r.rep.JudgeAll = summarize(r.c.stats.latencies(isJudgeAction))
 	r.rep.Timeline = r.c.stats.timeline(elapsed)
-	r.rep.WriteGap = r.c.stats.writeGap()
 	r.rep.Judging = r.jc.report(!r.noJudging.Load(), elapsed)
 	if r.noJudging.Load() {
 		r.note("the server has no judging routes (POST /api/judge/next answered 404): judge load skipped")
 	}
 	r.rep.Broadcast = ws.analyze(cfg.Watchers, ct.list())
+	killAt, deadAt := time.Duration(-1), time.Duration(-1)
+	if kill.Target != "" {
+		r.rep.Kill = &kill
+		if kill.Error == "" {
+			killAt = time.Duration(kill.AfterMs * float64(time.Millisecond))
+			deadAt = time.Duration(kill.DeadMs * float64(time.Millisecond))
+		}
+	}
+	r.rep.Gap = computeGap(r.gaps.events(), elapsed, killAt, deadAt)
+	if r.nodes != nil {
+		r.rep.Nodes = r.nodes.report(killedURL)
+	}
+	if killedURL != "" && killedURL == r.admin.base {
+		for _, u := range r.urls {
+			if u != killedURL {
+				r.note("the node used for checks was killed: final checks through %s", u)
+				r.admin = newClient(u, cfg.AdminPassword, newHTTPClient(u, 16, 30*time.Second), r.admin.stats)
+				break
+			}
+		}
+	}
+	r.caughtUp(ctx, 10*time.Second)
 	if len(ct.errs) > 0 {
 		r.note("clock toggles failed %d times, first: %s", len(ct.errs), ct.errs[0])
 	}

@@ -55,7 +55,32 @@ type Config struct {
 	CrashMax    time.Duration // latest kill (default 6 s)
 	Creators    int           // admin goroutines creating projects/judges during crash cycles (default 1)
 
+	// Cluster mode and failure injection (cluster.go).
+	ClusterNodes int           // with ServerBin: start this many nodes as one cluster (SPEC §8a)
+	KillAfter    time.Duration // SIGKILL a target this long into the measured phase (0: never)
+	KillLeader   bool          // the target is the cluster's leader (needs ClusterNodes)
+	KillPID      int           // the target is this process
+
 	Log func(format string, args ...any) // progress output (default: none)
+}
+
+// checkCluster rejects combinations of the cluster and kill settings that cannot work.
+func (c *Config) checkCluster() error {
+	switch {
+	case c.ClusterNodes > 0 && c.ServerBin == "":
+		return errors.New("a cluster of nodes needs the server binary (-server)")
+	case c.ClusterNodes > 0 && c.CrashCycles > 0:
+		return errors.New("crash mode runs one server, not a cluster")
+	case c.KillLeader && c.ClusterNodes == 0:
+		return errors.New("killing the leader needs a cluster started by the tool (-cluster N)")
+	case c.KillLeader && c.KillPID > 0:
+		return errors.New("kill the leader or a pid, not both")
+	case c.KillAfter > 0 && !c.KillLeader && c.KillPID <= 0:
+		return errors.New("a kill time needs a target (the leader or a pid)")
+	case c.KillAfter > 0 && c.KillAfter >= c.Duration:
+		return errors.New("the kill time must fall inside the measured phase")
+	}
+	return nil
 }
 
 func (c *Config) defaults() {

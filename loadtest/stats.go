@@ -16,26 +16,6 @@ type Stats struct {
 	tlStart time.Time
 	tlKeep  func(route string) bool
 	tl      map[int]*Second
-	// the longest time between two successful completions of those routes (a failover)
-	lastOK, gapEnd time.Time
-	gap            time.Duration
-}
-
-// WriteGap is the longest time between two successful judge actions in the phase: the
-// outage a failure (a killed leader, a full disk) caused, seen from the clients.
-type WriteGap struct {
-	Ms    float64 `json:"ms"`
-	EndAt float64 `json:"ends_at_s"` // seconds since the phase started
-}
-
-// writeGap returns the longest gap between successes of the timeline's routes.
-func (s *Stats) writeGap() WriteGap {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.gapEnd.IsZero() {
-		return WriteGap{}
-	}
-	return WriteGap{Ms: ms(s.gap), EndAt: math.Round(s.gapEnd.Sub(s.tlStart).Seconds()*10) / 10}
 }
 
 // Second is one second of the measured phase: requests completed in it and the slowest.
@@ -96,13 +76,6 @@ func (s *Stats) record(route string, code int, d time.Duration) {
 		b.Count++
 		if m := ms(d); m > b.MaxMs {
 			b.MaxMs = m
-		}
-		if code >= 200 && code < 300 {
-			now := time.Now()
-			if !s.lastOK.IsZero() && now.Sub(s.lastOK) > s.gap {
-				s.gap, s.gapEnd = now.Sub(s.lastOK), now
-			}
-			s.lastOK = now
 		}
 	}
 	s.mu.Unlock()

@@ -7,6 +7,8 @@
 //	loadtest -server ./podium -judges 500 -projects 1000 -watchers 2000 -duration 60s
 //	loadtest -url http://127.0.0.1:8080 -admin-password secret -judges 50 -duration 30s
 //	loadtest -server ./podium -crash 5 -judges 100 -projects 300
+//	loadtest -url http://127.0.0.1:8081,http://127.0.0.1:8082,http://127.0.0.1:8083 -admin-password secret -judges 90
+//	loadtest -server ./podium -cluster 3 -kill-leader-after 10s -judges 90 -duration 30s
 package main
 
 import (
@@ -33,6 +35,13 @@ func main() {
 	var env envList
 	var strict bool
 	flag.StringVar(&cfg.URL, "url", "", "base URL of a running server (e.g. http://127.0.0.1:8080); a comma list for a cluster spreads the judges over its nodes")
+	var urls string
+	flag.StringVar(&urls, "urls", "", "same as a comma list in -url: the nodes of a cluster (judges spread round-robin, setup and checks through the first)")
+	flag.IntVar(&cfg.ClusterNodes, "cluster", 0, "with -server: start this many nodes on loopback as one cluster (SPEC §8a) and spread the judges over them")
+	var killLeader time.Duration
+	flag.DurationVar(&killLeader, "kill-leader-after", 0, "with -cluster: SIGKILL the leader this long into the measured phase and report the write gap")
+	flag.IntVar(&cfg.KillPID, "kill-pid", 0, "SIGKILL this process -kill-after into the measured phase (e.g. a node of a cluster you started)")
+	flag.DurationVar(&cfg.KillAfter, "kill-after", 10*time.Second, "when to SIGKILL -kill-pid")
 	flag.StringVar(&cfg.ServerBin, "server", "", "path to the podium binary: start it on a temp data dir (PORT=0) instead of using -url")
 	flag.StringVar(&cfg.DataDir, "data-dir", "", "data directory for -server (default: a fresh temp dir)")
 	flag.StringVar(&cfg.AdminPassword, "admin-password", os.Getenv("ADMIN_PASSWORD"), "admin password (ADMIN_PASSWORD); with -server a random one is used when empty")
@@ -63,13 +72,22 @@ func main() {
 	flag.BoolVar(&strict, "strict", false, "exit 1 when there were errors, violations or lost writes")
 	flag.Parse()
 	cfg.ServerEnv = env
-	if urls := strings.Split(cfg.URL, ","); len(urls) > 1 {
-		cfg.URL, cfg.MoreURLs = strings.TrimSpace(urls[0]), nil
-		for _, u := range urls[1:] {
+	if urls != "" {
+		cfg.URL = urls
+	}
+	if list := strings.Split(cfg.URL, ","); len(list) > 1 {
+		cfg.URL, cfg.MoreURLs = strings.TrimSpace(list[0]), nil
+		for _, u := range list[1:] {
 			if u = strings.TrimSpace(u); u != "" {
 				cfg.MoreURLs = append(cfg.MoreURLs, u)
 			}
 		}
+	}
+	switch {
+	case killLeader > 0:
+		cfg.KillLeader, cfg.KillAfter = true, killLeader
+	case cfg.KillPID == 0:
+		cfg.KillAfter = 0
 	}
 	cfg.Log = func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, time.Now().UTC().Format("15:04:05 ")+format+"\n", args...)

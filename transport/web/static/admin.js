@@ -66,30 +66,6 @@ function startDash() {
   });
   setInterval(renderClock, 1000); // local display tick; the values come from the socket
   refreshAll();
-  loadCluster();
-}
-
-// ---------- cluster card (SPEC §8a): shown only on a cluster node, refreshed every 5 s ----------
-
-let clusterTimer = 0;
-async function loadCluster() {
-  let c;
-  try { c = await api('GET', '/api/admin/cluster'); } catch (e) { c = null; }
-  if (!c || c.state === 'standalone') { $('#cluster-card').hidden = true; return; }
-  $('#cluster-card').hidden = false;
-  const lag = Math.max(0, (c.commit_index || 0) - (c.applied_index || 0));
-  $('#cluster-summary').textContent = `This node: ${c.node_id} (${c.state}) · leader: ${c.leader_id || 'none'} · term ${c.term} · applied ${c.applied_index} of ${c.commit_index} (lag ${lag})`;
-  const rows = (c.nodes || []).map((n) => h('tr', {},
-    h('td', {}, n.id),
-    h('td', {}, n.id === c.leader_id ? 'leader' : (n.voter ? 'voter' : 'non-voter')),
-    h('td', {}, n.http_url),
-    h('td', {}, n.reachable ? 'reachable' : 'unreachable'),
-    h('td', { class: 'num' }, n.last_contact_ms < 0 ? '–' : `${n.last_contact_ms} ms`)));
-  $('#cluster-nodes').replaceChildren(
-    h('tr', {}, h('th', {}, 'Node'), h('th', {}, 'Role'), h('th', {}, 'URL'), h('th', {}, 'Reachable'), h('th', {}, 'Last contact')),
-    ...rows);
-  clearTimeout(clusterTimer);
-  clusterTimer = setTimeout(loadCluster, 5000);
 }
 
 function refreshAll() {

@@ -1,0 +1,330 @@
+package loadtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Cluster mode of the tool: with ClusterNodes > 0 and a server binary it starts that
+// many Podium nodes on loopback as one cluster (SPEC §8a settings: NODE_ID, RAFT_ADDR,
+// CLUSTER_PEERS, CLUSTER_SECRET), spreads the judges over them, and can SIGKILL the
+// leader (or any process by pid) during the measured phase.
+
+// KillReport says which failure the tool injected.
+type KillReport struct {
+	AfterMs float64 `json:"after_ms"`      // into the measured phase
+	DeadMs  float64 `json:"dead_after_ms"` // when the process was seen gone
+	Target  string  `json:"target"`        // "leader" or "pid"
+	PID     int     `json:"pid"`
+	Node    string  `json:"node,omitempty"` // URL of the killed node, when known
+	Error   string  `json:"error,omitempty"`
+}
+
+// clusterStatus is the part of GET /api/admin/cluster the tool reads.
+type clusterStatus struct {
+	NodeID       string `json:"node_id"`
+	State        string `json:"state"`
+	LeaderID     string `json:"leader_id"`
+	Term         uint64 `json:"term"`
+	CommitIndex  uint64 `json:"commit_index"`
+	AppliedIndex uint64 `json:"applied_index"`
+	Nodes        []struct {
+		ID      string `json:"id"`
+		HTTPURL string `json:"http_url"`
+	} `json:"nodes"`
+}
+
+func (c *client) clusterStatus(ctx context.Context) (clusterStatus, error) {
+	var st clusterStatus
+	err := c.do(ctx, "GET", "/api/admin/cluster", "/api/admin/cluster", asAdmin, nil, &st)
+	return st, err
+}
+
+// managedNode is one node of a cluster the tool started.
+type managedNode struct {
+	id  string
+	url string
+	p   *serverProc
+}
+
+// freeLoopbackPorts returns n ports that can be bound now, chosen below the kernel's
+// ephemeral range: the nodes dial each other while they start, and an outgoing
+// connection may take any ephemeral port, including one picked by listening on :0.
+func freeLoopbackPorts(n int) ([]int, error) {
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if v, err := strconv.Atoi(f[0]); err == nil && v > 12000 {
+				low = v
+			}
+		}
+	}
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	out := make([]int, 0, n)
+	for tries := 0; len(out) < n && tries < 1000; tries++ {
+		port := 10000 + mrand.IntN(low-10000)
+		l, err := net.Listen("tcp", fmt.Sprintf(":%d", port))
+		if err != nil {
+			continue
+		}
+		ls = append(ls, l)
+		out = append(out, port)
+	}
+	if len(out) < n {
+		return nil, errors.New("no free ports below the ephemeral range")
+	}
+	return out, nil
+}
+
+// startCluster starts cfg.ClusterNodes nodes under fresh data directories, waits until
+// they have a leader and are ready, and returns them with a cleanup func.
+func (r *runner) startCluster(ctx context.Context) ([]*managedNode, func(), error) {
+	n := r.cfg.ClusterNodes
+	root := r.cfg.DataDir
+	tmp := ""
+	if root == "" {
+		var err error
+		if tmp, err = os.MkdirTemp("", "podium-loadtest-cluster-*"); err != nil {
+			return nil, nil, err
+		}
+		root = tmp
+	}
+	if r.cfg.AdminPassword == "" {
+		r.cfg.AdminPassword = "loadtest-" + runID()
+	}
+	secret := make([]byte, 24)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, nil, err
+	}
+	ports, err := freeLoopbackPorts(2 * n)
+	if err != nil {
+		return nil, nil, err
+	}
+	nodes := make([]*managedNode, n)
+	var peers []string
+	for i := range nodes {
+		nodes[i] = &managedNode{id: fmt.Sprintf("node%d", i+1), url: fmt.Sprintf("http://127.0.0.1:%d", ports[n+i])}
+		peers = append(peers, fmt.Sprintf("%s=127.0.0.1:%d=%s", nodes[i].id, ports[i], nodes[i].url))
+	}
+	cleanup := func() {
+		var wg sync.WaitGroup
+		for _, nd := range nodes {
+			if nd.p == nil {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := nd.p.stop(); err != nil {
+					r.note("%s: %v", nd.id, err)
+				}
+				nd.p.close()
+			}()
+		}
+		wg.Wait()
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+	}
+	logs := []string{}
+	for i, nd := range nodes {
+		dir := filepath.Join(root, nd.id)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		if i == 0 {
+			r.rep.Machine.FsyncProbe = fsyncProbe(dir, 200)
+		}
+		logPath := filepath.Join(os.TempDir(), fmt.Sprintf("podium-loadtest-%s-%s.log", runID(), nd.id))
+		if r.cfg.ServerLog != "" {
+			logPath = r.cfg.ServerLog + "." + nd.id
+		}
+		logs = append(logs, logPath)
+		env := append([]string{
+			"NODE_ID=" + nd.id, fmt.Sprintf("RAFT_ADDR=127.0.0.1:%d", ports[i]), fmt.Sprintf("PORT=%d", ports[n+i]),
+			"CLUSTER_PEERS=" + strings.Join(peers, ","), "CLUSTER_SECRET=" + hex.EncodeToString(secret),
+		}, r.cfg.ServerEnv...)
+		p, err := newServerProc(r.cfg.ServerBin, dir, logPath, r.cfg.AdminPassword, r.cfg.APIKey, r.cfg.ServerLogLevel, env)
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		nd.p = p
+	}
+	r.rep.ServerLog = strings.Join(logs, ",")
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, nd := range nodes { // together: a node may wait for its peers before it listens
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = nd.p.start(ctx) }()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	for _, nd := range nodes {
+		r.cfg.Log("started %s %s (pid %d) on %s, data %s", nd.id, r.cfg.ServerBin, nd.p.pid(), nd.url, nd.p.dir)
+	}
+	if err := r.waitLeader(ctx, nodes, 30*time.Second); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return nodes, cleanup, nil
+}
+
+// waitLeader waits until every node answers /readyz and reports the same leader.
+func (r *runner) waitLeader(ctx context.Context, nodes []*managedNode, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	var last error
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		leader, err := r.leaderOf(ctx, nodes)
+		if err == nil && leader != nil {
+			ready := true
+			for _, nd := range nodes {
+				c := newClient(nd.url, r.cfg.AdminPassword, newHTTPClient(nd.url, 2, 5*time.Second), nil)
+				if c.do(ctx, "GET", "/readyz", "/readyz", asAnon, nil, nil) != nil {
+					ready = false
+				}
+			}
+			if ready {
+				return nil
+			}
+		}
+		last = err
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("the cluster has no leader with every node ready after %s (last: %v); does the binary support cluster mode (SPEC §8a)?", limit, last)
+}
+
+// leaderOf asks the live nodes for the leader; nil when none is known.
+func (r *runner) leaderOf(ctx context.Context, nodes []*managedNode) (*managedNode, error) {
+	var last error
+	for _, nd := range nodes {
+		if nd.p.exited() {
+			continue
+		}
+		c := newClient(nd.url, r.cfg.AdminPassword, newHTTPClient(nd.url, 2, 5*time.Second), nil)
+		st, err := c.clusterStatus(ctx)
+		if err != nil {
+			last = err
+			continue
+		}
+		if st.State == "standalone" {
+			return nil, errors.New("GET /api/admin/cluster says standalone: the cluster settings were not applied")
+		}
+		for _, x := range nodes {
+			if x.id == st.LeaderID && !x.p.exited() {
+				return x, nil
+			}
+		}
+	}
+	return nil, last
+}
+
+// killer SIGKILLs the target cfg.KillAfter into the measured phase (unless stop closes
+// first) and reports when.
+func (r *runner) killer(stop <-chan struct{}, start time.Time, out *KillReport, killedURL *string) {
+	if !sleepOr(stop, r.cfg.KillAfter) {
+		return
+	}
+	ctx := context.Background()
+	switch {
+	case r.cfg.KillPID > 0:
+		out.Target, out.PID = "pid", r.cfg.KillPID
+		out.AfterMs = msOf(time.Since(start))
+		if err := syscall.Kill(r.cfg.KillPID, syscall.SIGKILL); err != nil {
+			out.Error = err.Error()
+			return
+		}
+		for t := time.Now(); processAlive(r.cfg.KillPID) && time.Since(t) < 5*time.Second; {
+			time.Sleep(time.Millisecond)
+		}
+		out.DeadMs = msOf(time.Since(start))
+	case r.cfg.KillLeader && len(r.cluster) > 0:
+		out.Target = "leader"
+		leader, err := r.leaderOf(ctx, r.cluster)
+		if leader == nil {
+			out.Error = fmt.Sprintf("no leader known: %v", err)
+			return
+		}
+		out.PID, out.Node = leader.p.pid(), leader.url
+		out.AfterMs = msOf(time.Since(start))
+		leader.p.kill() // returns once the process is reaped
+		out.DeadMs = msOf(time.Since(start))
+		*killedURL = leader.url
+	default:
+		return
+	}
+	r.cfg.Log("killed %s (pid %d) %s %.1fs into the load", out.Target, out.PID, out.Node, out.AfterMs/1000)
+}
+
+// caughtUp waits (up to limit) until the admin node has applied every index a live node
+// reports committed, so that the final checks read a state that holds every
+// acknowledged write. Outside cluster mode it returns at once.
+func (r *runner) caughtUp(ctx context.Context, limit time.Duration) {
+	if len(r.urls) < 2 {
+		return
+	}
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		self, err := r.admin.clusterStatus(ctx)
+		if err != nil || self.State == "standalone" || self.State == "" {
+			return
+		}
+		var top uint64
+		for _, u := range r.urls {
+			c := newClient(u, r.cfg.AdminPassword, newHTTPClient(u, 2, 2*time.Second), nil)
+			if st, err := c.clusterStatus(ctx); err == nil && st.CommitIndex > top {
+				top = st.CommitIndex
+			}
+		}
+		if self.AppliedIndex >= top {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r.note("the node used for the final checks had not applied every committed change after %s", limit)
+}
+
+// exited reports whether the process has ended (or never started).
+func (s *serverProc) exited() bool {
+	if s.done == nil {
+		return true
+	}
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// processAlive reports whether pid still runs (a zombie has stopped running).
+func processAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
+}
