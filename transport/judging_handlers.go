@@ -47,7 +47,12 @@ func (s *Server) judgeNext(c *fiber.Ctx) error {
 	id := judgeID(c)
 	var res engine.NextResult
 	final := false
-	s.node.Read(func(st *engine.State) { res, final = st.PeekNext(id) })
+	// On a cluster node the local state may lag the leader's log (a judge that moved
+	// here after a failover may have a finish this node has not applied yet), so the
+	// answer always comes from the log; a single node answers a final one locally.
+	if cn, clustered := s.node.(ClusterNode); !clustered || !cn.Clustered() {
+		s.node.Read(func(st *engine.State) { res, final = st.PeekNext(id) })
+	}
 	if !final {
 		out, err := s.submit(c, &engine.JudgeNext{Judge: id})
 		if err != nil {
