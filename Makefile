@@ -2,7 +2,7 @@
 GO ?= go
 DATA_DIR ?= ./data
 
-.PHONY: run build test vet bench loadtest
+.PHONY: run build test vet bench bench-ratio loadtest
 
 build:
 	$(GO) build -o ./podium ./cmd/podium
@@ -30,3 +30,11 @@ bench: build
 	$(GO) build -o ./loadtest-bin ./cmd/loadtest
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	./loadtest-bin -server ./podium -json bench-load-report.json $(BENCH_LOAD_ARGS)
+	./loadtest-bin -server ./podium -ratio -json bench-ratio-report.json $(BENCH_RATIO_ARGS)
+
+# Ratio benchmark alone (heartbeat vs judge actions; websocket hub vs a tuned
+# gorilla/websocket broadcaster; median of 3 rounds in one run).
+BENCH_RATIO_ARGS ?= -rounds 3
+bench-ratio: build
+	$(GO) build -o ./loadtest-bin ./cmd/loadtest
+	./loadtest-bin -server ./podium -ratio -json bench-ratio-report.json $(BENCH_RATIO_ARGS)
