@@ -223,13 +223,13 @@ func (m *Metrics) WSConnections(role string, delta int) {
 	m.wsConns.WithLabelValues(role).Add(float64(delta))
 }
 
-// WSSent counts one message of type typ written to one connection.
-func (m *Metrics) WSSent(typ string) {
+// WSSent counts n messages of type typ written to connections (one each).
+func (m *Metrics) WSSent(typ string, n int) {
 	if c, ok := m.wsSentByTyp[typ]; ok {
-		c.Inc()
+		c.Add(float64(n))
 		return
 	}
-	m.wsSent.WithLabelValues(typ).Inc()
+	m.wsSent.WithLabelValues(typ).Add(float64(n))
 }
 
 // WSDropped counts a client the server disconnected (slow, oversize, idle).
