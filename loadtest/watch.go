@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -94,7 +95,9 @@ func startWatchers(ctx context.Context, base string, n int, judges []*judgeRec, 
 		var conn *websocket.Conn
 		var err error
 		for attempt := 0; attempt < 3; attempt++ {
-			conn, _, err = dialer.DialContext(ctx, url, nil)
+			// Each watcher stands for one phone: its own address (the server trusts the
+			// loopback proxy), so MAX_WS_PER_IP does not apply to the whole load test.
+			conn, _, err = dialer.DialContext(ctx, url, http.Header{"X-Forwarded-For": {fakeIP(i)}})
 			if err == nil || ctx.Err() != nil {
 				break
 			}

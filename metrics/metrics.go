@@ -25,7 +25,9 @@ var (
 	wsDropReasons  = []string{"slow", "oversize", "idle"}
 	emailResults   = []string{"sent", "failed", "skipped"}
 	throttleRoutes = []string{"judge_login", "admin_login", "qr"}
-	itemStates     = []string{"active", "hidden"}
+	// rejectReasons are transport.RejectReasons (metrics does not import transport).
+	rejectReasons = []string{"login_ip", "login_flood", "judge_writes", "body_too_large", "media_type", "ws_full", "ws_per_ip"}
+	itemStates    = []string{"active", "hidden"}
 	// FlagReasons are the reasons a flag can have (SPEC §3).
 	FlagReasons = []string{"busy", "absent", "cannot-demo", "too-complex", "offensive", "hidden-absent"}
 	wsTypes     = []string{"hello", engine.EvClock, engine.EvDeliberation, engine.EvGroupInfo, engine.EvExpo,
@@ -55,6 +57,7 @@ type Metrics struct {
 	wsLost      prometheus.Counter
 
 	throttled *prometheus.CounterVec
+	rejected  *prometheus.CounterVec
 	emails    *prometheus.CounterVec
 
 	state *stateCollector
@@ -130,13 +133,15 @@ func New() *Metrics {
 
 	m.throttled = newCounterVec("podium_login_throttled_total",
 		"Requests refused by login throttling, by route (judge_login|admin_login|qr).", "route", throttleRoutes)
+	m.rejected = newCounterVec("podium_requests_rejected_total",
+		"Requests refused by a limit, by reason (login_ip|login_flood|judge_writes|body_too_large|media_type|ws_full|ws_per_ip).", "reason", rejectReasons)
 	m.emails = newCounterVec("podium_emails_total",
 		"Login-code emails by result (sent|failed|skipped).", "result", emailResults)
 
 	m.state = &stateCollector{}
 	m.reg.MustRegister(m.httpRequests, m.httpDuration, m.commands, m.applyDur, m.queueDepth,
 		m.fsyncDur, m.batchSize, m.snapDur, m.snapSize, m.wsConns, m.wsSent, m.wsDropped,
-		m.wsBroadcast, m.wsLost, m.throttled, m.emails, m.state)
+		m.wsBroadcast, m.wsLost, m.throttled, m.rejected, m.emails, m.state)
 	return m
 }
 
@@ -188,6 +193,9 @@ func (m *Metrics) Request(route, method string, code int, d time.Duration) {
 
 // Throttled records a request refused by login throttling.
 func (m *Metrics) Throttled(route string) { m.throttled.WithLabelValues(route).Inc() }
+
+// RequestRejected records a request refused by a limit (transport.RejectReasons).
+func (m *Metrics) RequestRejected(reason string) { m.rejected.WithLabelValues(reason).Inc() }
 
 // --- persist.Observer ---
 

@@ -111,7 +111,11 @@ func parseOptionsBody(body []byte) (*engine.SetOptions, error) {
 }
 
 func (s *Server) setOptions(c *fiber.Ctx) error {
-	cmd, err := parseOptionsBody(c.Body())
+	body, err := jsonBody(c)
+	if err != nil {
+		return err
+	}
+	cmd, err := parseOptionsBody(body)
 	if err != nil {
 		return err
 	}

@@ -101,6 +101,12 @@ func (s *Server) judgeLogin(c *fiber.Ctx) error {
 		return err
 	}
 	code := strings.TrimSpace(*req.Code)
+	key := ipKey(s.clientIP(c))
+	if reason, retry := s.logins.check(key); reason != "" {
+		s.obs.Throttled("judge_login")
+		s.obs.RequestRejected(reason)
+		return &httpError{status: fiber.StatusTooManyRequests, msg: "too many failed logins; try again later", retryAfter: retry}
+	}
 	var judge engine.ID
 	found := false
 	s.node.Read(func(st *engine.State) {
@@ -109,6 +115,7 @@ func (s *Server) judgeLogin(c *fiber.Ctx) error {
 		}
 	})
 	if !found || code == "" {
+		s.logins.failed(key)
 		return &httpError{status: fiber.StatusUnauthorized, msg: "invalid login code"}
 	}
 	token := newToken(32)
@@ -120,7 +127,7 @@ func (s *Server) judgeLogin(c *fiber.Ctx) error {
 }
 
 func (s *Server) adminLogin(c *fiber.Ctx) error {
-	ip := s.clientIP(c)
+	ip := ipKey(s.clientIP(c))
 	if n, retry := s.adminFails.peek("admin:" + ip); n >= adminFailLimit {
 		s.obs.Throttled("admin_login")
 		return &httpError{status: fiber.StatusTooManyRequests, msg: "too many failed logins; try again later", retryAfter: retry}
@@ -201,6 +208,9 @@ func (s *Server) judgeAuth(c *fiber.Ctx) error {
 	if !ok {
 		return errUnauthorized
 	}
+	if err := s.limitJudgeWrites(c, id); err != nil {
+		return err
+	}
 	c.Locals(localJudge, id)
 	return c.Next()
 }
@@ -230,7 +240,7 @@ func (s *Server) adminFromRequest(c *fiber.Ctx) bool {
 func (s *Server) adminAuth(c *fiber.Ctx) error {
 	if !s.adminFromRequest(c) {
 		if strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderAuthorization)), "basic ") {
-			ip := s.clientIP(c)
+			ip := ipKey(s.clientIP(c))
 			if n, retry := s.adminFails.peek("admin:" + ip); n >= adminFailLimit {
 				s.obs.Throttled("admin_login")
 				return &httpError{status: fiber.StatusTooManyRequests, msg: "too many failed logins; try again later", retryAfter: retry}
@@ -283,9 +293,10 @@ func (s *Server) throttle(c *fiber.Ctx, l *limiter, route string) error {
 		s.obs.Throttled(route)
 		return &httpError{status: fiber.StatusTooManyRequests, msg: "requests are blocked by the organisers", retryAfter: 60}
 	}
-	n, retry := l.hit(route + ":" + s.clientIP(c))
+	n, retry := l.hit(route + ":" + ipKey(s.clientIP(c)))
 	if n > max {
 		s.obs.Throttled(route)
+		s.obs.RequestRejected(RejectLoginIP)
 		return &httpError{status: fiber.StatusTooManyRequests, msg: "too many requests; try again later", retryAfter: retry}
 	}
 	return nil

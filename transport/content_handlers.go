@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -198,10 +199,14 @@ func (h *contentHandlers) delete(c *fiber.Ctx) error {
 
 // replace answers PUT /api/admin/content: the bulk document replaces all three kinds.
 func (h *contentHandlers) replace(c *fiber.Ctx) error {
-	if len(strings.TrimSpace(string(c.Body()))) == 0 {
+	body, err := jsonBody(c)
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
 		return badRequest("request body is required")
 	}
-	cmd, err := ParseContentDocument(c.Body())
+	cmd, err := ParseContentDocument(body)
 	if err != nil {
 		return err
 	}

@@ -98,7 +98,9 @@ type hub struct {
 	clients []*client // every registered client; client.idx is its position
 	admins  map[*client]struct{}
 	judges  map[engine.ID]map[*client]struct{}
-	count   atomic.Int64 // len(clients), read without the lock for the cap check
+	count   atomic.Int64   // len(clients), read without the lock
+	perIP   map[string]int // open non-admin connections per client IP
+	maxIP   int
 
 	handlers sync.WaitGroup // running connection handlers
 
@@ -114,7 +116,7 @@ type hub struct {
 
 func newHub(s *Server, t hubTimings, obs HubObserver) *hub {
 	return &hub{
-		s: s, t: t, obs: obs, max: s.cfg.MaxWSConnections,
+		s: s, t: t, obs: obs, max: s.cfg.MaxWSConnections, maxIP: s.cfg.MaxWSPerIP, perIP: map[string]int{},
 		events: make(chan []engine.Event, wsEventBacklog),
 		stop:   make(chan struct{}), stopped: make(chan struct{}),
 		admins: map[*client]struct{}{}, judges: map[engine.ID]map[*client]struct{}{},
@@ -142,7 +144,40 @@ func (h *hub) publish(evs []engine.Event) {
 }
 
 // full reports whether the connection cap is reached.
-func (h *hub) full() bool { return h.count.Load() >= int64(h.max) }
+// wsAdminRoom is how many admin sockets may open beyond MAX_WS_CONNECTIONS: anonymous
+// and judge sockets can never lock the organisers' dashboards out (SPEC §11).
+const wsAdminRoom = 64
+
+// admitLocked says why a new connection from ip (an admin or not) cannot open: "" when
+// it can, errWSFull (503) or errWSPerIP (429). Call with h.mu held.
+func (h *hub) admitLocked(ip string, admin bool) error {
+	if admin {
+		if len(h.clients) >= h.max+wsAdminRoom {
+			return errWSFull
+		}
+		return nil
+	}
+	if len(h.clients)-len(h.admins) >= h.max {
+		return errWSFull
+	}
+	if h.perIP[ip] >= h.maxIP {
+		return errWSPerIP
+	}
+	return nil
+}
+
+// admit is admitLocked for the upgrade request (the connection registers later and is
+// checked again then).
+func (h *hub) admit(ip string, admin bool) error {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.admitLocked(ip, admin)
+}
+
+var (
+	errWSFull  = &httpError{status: 503, msg: "too many websocket connections"}
+	errWSPerIP = &httpError{status: 429, msg: "too many websocket connections from this address", retryAfter: 10}
+)
 
 // run is the hub goroutine: it takes event batches (coalescing what has piled up) and
 // sends the coalesced admin stats.
@@ -512,12 +547,13 @@ type helloJudge struct {
 func (h *hub) register(c *client, r roles) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closing || len(h.clients) >= h.max {
+	if h.closing || h.admitLocked(c.ip, r.admin) != nil {
 		return false
 	}
 	h.handlers.Add(1) // under the lock with closing false: never concurrent with Wait from zero
 	c.idx = len(h.clients)
 	h.clients = append(h.clients, c)
+	h.perIP[c.ip]++
 	h.count.Store(int64(len(h.clients)))
 	c.role = roleAnonymous
 	h.obs.WSConnections(roleAnonymous, 1)
@@ -635,6 +671,9 @@ func (h *hub) unregister(c *client) {
 	h.clients = h.clients[:last]
 	c.idx = -1
 	delete(h.admins, c)
+	if h.perIP[c.ip]--; h.perIP[c.ip] <= 0 {
+		delete(h.perIP, c.ip)
+	}
 	h.removeJudgeLocked(c)
 	h.count.Store(int64(len(h.clients)))
 	h.obs.WSConnections(c.role, -1)

@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"io"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -24,46 +23,13 @@ func (s *Server) routesImportExport(r fiber.Router) {
 	s.routesQR(r)
 }
 
-// multipartBool reads a multipart boolean (SPEC §1): "true" (any case) or "1" is true.
-func multipartBool(c *fiber.Ctx, name string) bool {
-	v := strings.TrimSpace(c.FormValue(name))
-	return v == "1" || strings.EqualFold(v, "true")
-}
-
-// uploadedCSV returns the bytes of the multipart field "csv" (a file, or a plain form
-// value from clients that send the text itself).
-func uploadedCSV(c *fiber.Ctx) ([]byte, error) {
-	if !strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderContentType)), fiber.MIMEMultipartForm) {
-		return nil, badRequest("expected a multipart/form-data upload with a \"csv\" file")
-	}
-	if fh, err := c.FormFile("csv"); err == nil {
-		if fh.Size > maxMultipartBody {
-			return nil, fiber.ErrRequestEntityTooLarge
-		}
-		f, err := fh.Open()
-		if err != nil {
-			return nil, badRequest("cannot read the uploaded file")
-		}
-		defer f.Close()
-		data := make([]byte, fh.Size)
-		if _, err := io.ReadFull(f, data); err != nil {
-			return nil, badRequest("cannot read the uploaded file")
-		}
-		return data, nil
-	}
-	if v := c.FormValue("csv"); v != "" {
-		return []byte(v), nil
-	}
-	return nil, badRequest("multipart field \"csv\" (the CSV file) is required")
-}
-
 // importJudges handles POST /api/judge/csv.
 func (s *Server) importJudges(c *fiber.Ctx) error {
-	data, err := uploadedCSV(c)
+	up, err := readUpload(c)
 	if err != nil {
 		return err
 	}
-	hasHeader, noSend := multipartBool(c, "hasHeader"), multipartBool(c, "noSend")
+	data, hasHeader, noSend := up.csv, up.hasHeader(), up.bool("noSend")
 	var tracks []string
 	var emails map[string]bool
 	s.node.Read(func(st *engine.State) {
@@ -105,11 +71,11 @@ func consecutiveRows(rows []int) bool {
 
 // importProjects handles POST /api/project/csv.
 func (s *Server) importProjects(c *fiber.Ctx) error {
-	data, err := uploadedCSV(c)
+	up, err := readUpload(c)
 	if err != nil {
 		return err
 	}
-	imp, err := parseProjectsCSV(data, multipartBool(c, "hasHeader"))
+	imp, err := parseProjectsCSV(up.csv, up.hasHeader())
 	if err != nil {
 		return err
 	}
@@ -118,11 +84,11 @@ func (s *Server) importProjects(c *fiber.Ctx) error {
 
 // importSubmissions handles POST /api/project/submissions (and /api/project/devpost).
 func (s *Server) importSubmissions(c *fiber.Ctx) error {
-	data, err := uploadedCSV(c)
+	up, err := readUpload(c)
 	if err != nil {
 		return err
 	}
-	imp, err := parseSubmissionsCSV(data)
+	imp, err := parseSubmissionsCSV(up.csv)
 	if err != nil {
 		return err
 	}

@@ -110,6 +110,7 @@ func TestMetricsFamiliesAndMovement(t *testing.T) {
 		{"podium_ws_messages_sent_total", dto.MetricType_COUNTER, nil},
 		{"podium_ws_clients_dropped_total", dto.MetricType_COUNTER, map[string][]string{"reason": {"idle", "oversize", "slow"}}},
 		{"podium_login_throttled_total", dto.MetricType_COUNTER, map[string][]string{"route": {"admin_login", "judge_login", "qr"}}},
+		{"podium_requests_rejected_total", dto.MetricType_COUNTER, map[string][]string{"reason": {"body_too_large", "judge_writes", "login_flood", "login_ip", "media_type", "ws_full", "ws_per_ip"}}},
 		{"podium_emails_total", dto.MetricType_COUNTER, map[string][]string{"result": {"failed", "sent", "skipped"}}},
 		{"podium_projects", dto.MetricType_GAUGE, map[string][]string{"state": {"active", "hidden"}}},
 		{"podium_judges", dto.MetricType_GAUGE, map[string][]string{"state": {"active", "hidden"}}},

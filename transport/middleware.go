@@ -1,41 +1,11 @@
 package transport
 
 import (
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/rs/zerolog"
 )
-
-// Body limits of SPEC §1 and §9.
-const (
-	maxJSONBody        = 1 << 20
-	maxMultipartBody   = 32 << 20
-	maxContentItemBody = 2 << 20
-	maxBulkContentBody = 64 << 20
-)
-
-// bodyLimit enforces the per-route body limits (the Fiber limit is the largest one).
-func (s *Server) bodyLimit(c *fiber.Ctx) error {
-	n := len(c.Request().Body())
-	if n <= maxJSONBody {
-		return c.Next()
-	}
-	limit := maxJSONBody
-	path := c.Path()
-	switch {
-	case strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderContentType)), "multipart/form-data"):
-		limit = maxMultipartBody
-	case path == "/api/admin/content" || path == "/api/admin/content/":
-		limit = maxBulkContentBody
-	case strings.HasPrefix(path, "/api/admin/content/"):
-		limit = maxContentItemBody
-	}
-	if n > limit {
-		return fiber.ErrRequestEntityTooLarge
-	}
-	return c.Next()
-}
 
 // routeLabel is the route template for logs and metrics ("unmatched" when no route
 // matched). entry is the route the request had when requestLog began: the middleware
@@ -49,8 +19,16 @@ func routeLabel(c *fiber.Ctx, entry *fiber.Route) string {
 	return r.Path
 }
 
-// requestLog writes one log line per request (method, route template, status,
-// duration; never the raw URL, headers or bodies) and feeds the metrics observer.
+// slowRequest is the duration from which a successful request is logged at info.
+const slowRequest = 500 * time.Millisecond
+
+// requestLog feeds the metrics observer with every request and writes its log line
+// (method, route template, status, duration, client IP; never the raw URL, headers or
+// bodies). Which requests get a line at which level is in docs/behaviour.md ("Security
+// and limits"): server errors always (error); client errors (info) at most once a second
+// per route and address, with the count of the others; successful requests at debug,
+// or at info when slower than slowRequest. Formatting a line is a good part of a cheap
+// request's cost, so the success path builds none unless debug is on.
 func (s *Server) requestLog(c *fiber.Ctx) error {
 	start := time.Now()
 	entry := c.Route()
@@ -65,11 +43,19 @@ func (s *Server) requestLog(c *fiber.Ctx) error {
 	route := routeLabel(c, entry)
 	method := c.Method()
 	s.obs.Request(route, method, status, d)
-	ev := s.log.Info()
-	if status >= 500 {
+	var ev *zerolog.Event
+	switch {
+	case status >= 500:
 		ev = s.log.Error()
+	case status >= 400 || d >= slowRequest:
+		ev = s.log.Info()
+	default:
+		ev = s.log.Debug()
 	}
-	ev.Str("method", method).Str("route", route).Int("status", status).
-		Float64("duration_ms", float64(d.Microseconds())/1000).Str("ip", s.clientIP(c)).Msg("request")
+	if ev.Enabled() {
+		s.logRequest(ev, route, method, status, d, s.clientIP(c))
+	} else {
+		ev.Discard()
+	}
 	return nil
 }

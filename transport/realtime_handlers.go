@@ -100,16 +100,13 @@ func (s *Server) wsUpgrade(c *fiber.Ctx) error {
 	if !s.originAllowed(c) {
 		return &httpError{status: fiber.StatusForbidden, msg: "origin not allowed"}
 	}
-	if s.ext.realtime.hub.full() {
-		return &httpError{status: fiber.StatusServiceUnavailable, msg: "too many websocket connections"}
-	}
 	// Bound the kernel's send buffer: a client that stops reading then fills its queue
 	// (and is dropped) after ~wsSocketSendBuffer instead of the several MiB Linux
 	// autotuning would let it hold.
 	if tc, ok := c.Context().Conn().(interface{ SetWriteBuffer(int) error }); ok {
 		_ = tc.SetWriteBuffer(wsSocketSendBuffer)
 	}
-	p := &wsPeer{ip: s.clientIP(c)}
+	p := &wsPeer{ip: ipKey(s.clientIP(c))}
 	if tok := bearerOrCookie(c); tok != "" {
 		if id, ok := s.judgeFromToken(tok); ok {
 			p.judge, p.judgeHash = id, hashToken(tok)
@@ -129,6 +126,14 @@ func (s *Server) wsUpgrade(c *fiber.Ctx) error {
 		p.admin = true
 	} else if s.adminFromRequest(c) {
 		p.admin, p.adminHash = true, hashToken(c.Cookies(cookieAdmin))
+	}
+	if err := s.ext.realtime.hub.admit(p.ip, p.admin); err != nil {
+		reason := RejectWSFull
+		if err == errWSPerIP {
+			reason = RejectWSPerIP
+		}
+		s.obs.RequestRejected(reason)
+		return err
 	}
 	c.Locals(localWS, p)
 	return c.Next()

@@ -102,7 +102,13 @@ func okFlag(c *fiber.Ctx, v bool) error {
 
 // bindJSON decodes the request body into v. An empty body is an error unless optional
 // (then v keeps its zero value, as if the body were {}).
-func bindJSON(c *fiber.Ctx, v any, optional bool) error { return decodeJSON(c.Body(), v, optional) }
+func bindJSON(c *fiber.Ctx, v any, optional bool) error {
+	body, err := jsonBody(c)
+	if err != nil {
+		return err
+	}
+	return decodeJSON(body, v, optional)
+}
 
 // decodeJSON is bindJSON on a body already read. A JSON null is not an object: 400.
 func decodeJSON(body []byte, v any, optional bool) error {

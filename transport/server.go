@@ -48,6 +48,10 @@ type Config struct {
 	CORSOrigins      []string
 	TrustedProxies   []string
 	MaxWSConnections int
+	// MaxWSPerIP caps the websockets of one client IP (admins excepted); default 500.
+	MaxWSPerIP int
+	// JudgeWritesPerSec limits each judge's writes (SPEC §11); default 10.
+	JudgeWritesPerSec int
 	// SecureCookies marks cookies Secure (set when PUBLIC_URL is https or TLS is used).
 	SecureCookies bool
 }
@@ -56,12 +60,15 @@ type Config struct {
 type HTTPObserver interface {
 	Request(route, method string, code int, d time.Duration)
 	Throttled(route string)
+	// RequestRejected counts a request refused by a limit, by reason (RejectReasons).
+	RequestRejected(reason string)
 }
 
 type nopHTTPObserver struct{}
 
 func (nopHTTPObserver) Request(string, string, int, time.Duration) {}
 func (nopHTTPObserver) Throttled(string)                           {}
+func (nopHTTPObserver) RequestRejected(string)                     {}
 
 // Server is Podium's HTTP server.
 type Server struct {
@@ -75,6 +82,9 @@ type Server struct {
 	judgeLimit *limiter // judge login
 	qrLimit    *limiter // QR routes
 	adminFails *limiter // failed admin logins
+	logins     *loginGuard
+	judgeWrite *writeLimiter
+	lines      *lineLimiter // rate-limited request log lines
 
 	ext extensions
 }
@@ -95,8 +105,17 @@ func WithObserver(o HTTPObserver) Option { return func(s *Server) { s.obs = o } 
 
 // New builds the server and its routes.
 func New(cfg Config, node Node, log zerolog.Logger, opts ...Option) *Server {
-	if cfg.MaxWSConnections == 0 {
+	if cfg.MaxWSConnections <= 0 {
 		cfg.MaxWSConnections = 20000
+	}
+	if cfg.MaxWSPerIP <= 0 {
+		cfg.MaxWSPerIP = 500
+	}
+	if limit := fileLimit(); clampWSConnections(cfg.MaxWSConnections, limit) < cfg.MaxWSConnections {
+		clamped := clampWSConnections(cfg.MaxWSConnections, limit)
+		log.Warn().Int("max_ws_connections", cfg.MaxWSConnections).Int("clamped_to", clamped).Uint64("file_limit", limit).
+			Msg("MAX_WS_CONNECTIONS lowered to stay below the open-file limit with room for HTTP")
+		cfg.MaxWSConnections = clamped
 	}
 	if strings.HasPrefix(strings.ToLower(cfg.PublicURL), "https://") {
 		cfg.SecureCookies = true
@@ -106,6 +125,9 @@ func New(cfg Config, node Node, log zerolog.Logger, opts ...Option) *Server {
 		judgeLimit: newLimiter(time.Minute),
 		qrLimit:    newLimiter(time.Minute),
 		adminFails: newLimiter(time.Minute),
+		logins:     newLoginGuard(),
+		judgeWrite: newWriteLimiter(cfg.JudgeWritesPerSec),
+		lines:      newLineLimiter(),
 	}
 	for _, o := range opts {
 		o(s)
@@ -116,11 +138,15 @@ func New(cfg Config, node Node, log zerolog.Logger, opts ...Option) *Server {
 		AppName:               "podium",
 		DisableStartupMessage: true,
 		Immutable:             true, // request strings and bodies outlive handlers (commands, events)
-		BodyLimit:             maxBulkContentBody + (1 << 20),
-		ReadBufferSize:        8 << 10, // request line + headers (nginx's limit); each connection, websockets included, keeps one
-		ErrorHandler:          s.handleError,
-		ReadTimeout:           60 * time.Second,
-		IdleTimeout:           120 * time.Second,
+		// Bodies are streamed and bounded per route by bodyGuard (body.go); fasthttp
+		// does not enforce BodyLimit on streamed bodies.
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true,
+		BodyLimit:                    drainLimit,
+		ReadBufferSize:               8 << 10, // request line + headers (nginx's limit); each connection, websockets included, keeps one
+		ErrorHandler:                 s.handleError,
+		ReadTimeout:                  60 * time.Second,
+		IdleTimeout:                  120 * time.Second,
 	})
 	s.routes()
 	return s
@@ -140,7 +166,7 @@ func (s *Server) routes() {
 			AllowHeaders:     "Origin, Content-Type, Accept, Authorization, X-API-Key",
 		}))
 	}
-	app.Use(s.bodyLimit)
+	app.Use(s.bodyGuard)
 
 	app.Get("/healthz", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"ok": 1}) })
 	app.Get("/readyz", s.readyz)
@@ -166,8 +192,11 @@ func (s *Server) readyz(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"ok": 1})
 }
 
-// Listen serves on ln until Shutdown.
-func (s *Server) Listen(ln net.Listener) error { return s.app.Listener(ln) }
+// Listen serves on ln until Shutdown. Temporary accept errors (out of file descriptors)
+// are retried, never returned; writes to clients that stop reading time out.
+func (s *Server) Listen(ln net.Listener) error {
+	return s.app.Listener(newGuardedListener(ln, s.log, idleWriteTimeout))
+}
 
 // Shutdown stops accepting connections, waits for in-flight requests (up to ctx's
 // deadline) and stops the extensions (websockets, outbox).

@@ -838,7 +838,7 @@ func TestWSShutdownClosesWith1001(t *testing.T) {
 
 func TestWSBroadcast2000(t *testing.T) {
 	const n = 2000
-	ts := startServer(t)
+	ts := startServer(t, func(c *Config) { c.MaxWSPerIP = n })
 	conns := make([]*wsConn, n)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
