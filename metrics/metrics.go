@@ -40,6 +40,7 @@ type Metrics struct {
 
 	httpRequests *prometheus.CounterVec
 	httpDuration *prometheus.HistogramVec
+	requests     sync.Map // requestKey → *requestObs
 
 	commands   *prometheus.CounterVec
 	applyDur   prometheus.Histogram
@@ -185,10 +186,32 @@ func codeLabel(code int) string {
 	return s
 }
 
+// requestKey names the children of the HTTP families one request updates.
+type requestKey struct {
+	route, method string
+	code          int
+}
+
+// requestObs are those children, resolved once: a label lookup hashes and validates
+// every label value under a lock, twice per request otherwise.
+type requestObs struct {
+	count prometheus.Counter
+	dur   prometheus.Observer
+}
+
 // Request records one HTTP request (route is the route template or "unmatched").
 func (m *Metrics) Request(route, method string, code int, d time.Duration) {
-	m.httpRequests.WithLabelValues(route, method, codeLabel(code)).Inc()
-	m.httpDuration.WithLabelValues(route, method).Observe(d.Seconds())
+	k := requestKey{route, method, code}
+	v, ok := m.requests.Load(k)
+	if !ok {
+		v, _ = m.requests.LoadOrStore(k, &requestObs{
+			count: m.httpRequests.WithLabelValues(route, method, codeLabel(code)),
+			dur:   m.httpDuration.WithLabelValues(route, method),
+		})
+	}
+	o := v.(*requestObs)
+	o.count.Inc()
+	o.dur.Observe(d.Seconds())
 }
 
 // Throttled records a request refused by login throttling.
