@@ -13,6 +13,8 @@ import (
 	"github.com/fasthttp/websocket"
 )
 
+const wsPerSourceIP = 250
+
 // wsMeasure is one side's websocket figures in one round.
 type wsMeasure struct {
 	kib      float64 // RSS per idle socket (KiB)
@@ -35,11 +37,18 @@ type idleSocket struct {
 // A message counts as a broadcast when it contains `"type":"clock"`.
 func measureWS(ctx context.Context, pid int, rss0 int64, url string, n, broadcasts int, fire func() error) (wsMeasure, error) {
 	var m wsMeasure
-	dialer := &websocket.Dialer{
-		HandshakeTimeout: 15 * time.Second,
-		ReadBufferSize:   512,
-		WriteBufferSize:  256,
-		NetDialContext:   (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+	// Sockets come from many loopback addresses (127.0.1.x, 250 each), like clients
+	// from many networks: a server's per-address cap (MAX_WS_PER_IP, default 500)
+	// must not refuse the measurement.
+	dialers := make([]*websocket.Dialer, (n+wsPerSourceIP-1)/wsPerSourceIP)
+	for i := range dialers {
+		local := &net.TCPAddr{IP: net.IPv4(127, 0, byte(1+i/250), byte(1+i%250))}
+		dialers[i] = &websocket.Dialer{
+			HandshakeTimeout: 15 * time.Second,
+			ReadBufferSize:   512,
+			WriteBufferSize:  256,
+			NetDialContext:   (&net.Dialer{Timeout: 10 * time.Second, LocalAddr: local}).DialContext,
+		}
 	}
 	socks := make([]*idleSocket, n)
 	var got atomic.Int64
@@ -49,7 +58,7 @@ func measureWS(ctx context.Context, pid int, rss0 int64, url string, n, broadcas
 		var conn *websocket.Conn
 		var err error
 		for attempt := 0; attempt < 3; attempt++ {
-			if conn, _, err = dialer.DialContext(ctx, url, nil); err == nil {
+			if conn, _, err = dialers[i/wsPerSourceIP].DialContext(ctx, url, nil); err == nil {
 				break
 			}
 			time.Sleep(time.Duration(100*(attempt+1)) * time.Millisecond)

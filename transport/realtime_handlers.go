@@ -214,6 +214,9 @@ func takeConn(hjc net.Conn) (net.Conn, []byte) {
 		return hjc, nil
 	}
 	raw := u.UnsafeConn()
+	if w, ok := raw.(interface{ plainConn() net.Conn }); ok {
+		raw = w.plainConn() // the hub sets its own write deadlines
+	}
 	// With a deadline in the past, a read returns what is buffered or fails at once.
 	_ = raw.SetReadDeadline(longAgo)
 	var pre []byte

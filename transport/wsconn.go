@@ -129,6 +129,10 @@ func (c *client) roleName() string {
 	return roleAnonymous
 }
 
+// plainConn is the connection under the listener's idle-write wrapper: a websocket sets
+// its own write deadlines, and its non-blocking writes need the file descriptor.
+func (c *idleWriteConn) plainConn() net.Conn { return c.Conn }
+
 func newClient(h *hub, nc net.Conn, pre []byte, ip string) *client {
 	c := &client{h: h, nc: nc, pre: pre, ip: ip}
 	if sc, ok := nc.(syscall.Conn); ok {
