@@ -165,29 +165,7 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 		return nil, err
 	}
 	defer srv.stop()
-	base, err := startProc(cfg.BaselineCmd, nil, regexp.MustCompile(`baseline listening on http://(\S+)`))
-	if err != nil {
-		return nil, err
-	}
-	defer base.stop()
-	cfg.Log("podium pid %d on %s (log %s), baseline pid %d on %s", srv.pid(), srv.addr, srv.out, base.pid(), base.addr)
-
-	// The websocket figures come from a second podium process that never served the HTTP
-	// phases: its RSS before the first socket is the zero the sockets are measured from.
-	wsEnv := append([]string{"PORT=0", "DATA_DIR=" + filepath.Join(root, "data-ws"), "ADMIN_PASSWORD=" + password,
-		"LOG_LEVEL=" + cfg.LogLevel, fmt.Sprintf("MAX_WS_CONNECTIONS=%d", cfg.Sockets+1000),
-		fmt.Sprintf("MAX_WS_PER_IP=%d", cfg.Sockets+1000)}, cfg.ServerEnv...)
-	wsSrv, err := startProc([]string{bin}, wsEnv, regexp.MustCompile(`podium listening on http://(\S+)`))
-	if err != nil {
-		return nil, err
-	}
-	defer wsSrv.stop()
-	wsAdmin := newClient("http://"+wsSrv.addr, password, newHTTPClient("http://"+wsSrv.addr, 4, 30*time.Second), nil)
-	if err := wsAdmin.waitReady(ctx); err != nil {
-		return nil, err
-	}
-	time.Sleep(time.Second)
-	rssPodium, rssBase := procRSS(wsSrv.pid()), procRSS(base.pid())
+	cfg.Log("podium pid %d on %s (log %s)", srv.pid(), srv.addr, srv.out)
 
 	podiumURL := "http://" + srv.addr
 	hc := newHTTPClient(podiumURL, cfg.Conns+16, 30*time.Second)
@@ -201,7 +179,6 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 		return nil, err
 	}
 	judges := r.lg.judgeList()
-	baseURL := "http://" + base.addr
 	for round := 1; round <= cfg.Rounds && ctx.Err() == nil; round++ {
 		rep.LoadAvg = append(rep.LoadAvg, loadAvg())
 		hb := heartbeat(hc, podiumURL, cfg.Conns, cfg.Phase)
@@ -212,21 +189,12 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 		rep.Ratio = append(rep.Ratio, ja/hb)
 		cfg.Log("round %d: heartbeat %.0f req/s, judge actions %.0f/s, ratio %.3f", round, hb, ja, ja/hb)
 
-		sides := []struct {
-			name string
-			pid  int
-			rss0 int64
-			url  string
-			fire func() error
-		}{
-			{"podium", wsSrv.pid(), rssPodium, "ws://" + wsSrv.addr + "/api/ws", podiumClockToggle(ctx, wsAdmin)},
-			{"baseline", base.pid(), rssBase, "ws://" + base.addr + "/ws", baselineFire(baseURL)},
-		}
+		sides := []wsSide{podiumSide(ctx, bin, root, password, round, &cfg), baselineSide(&cfg)}
 		if round%2 == 0 { // alternate which side goes first
 			sides[0], sides[1] = sides[1], sides[0]
 		}
 		for _, s := range sides {
-			m, err := measureWS(ctx, s.pid, s.rss0, s.url, cfg.Sockets, cfg.Broadcasts, s.fire)
+			m, err := s.measure(ctx, cfg.Sockets, cfg.Broadcasts)
 			if err != nil {
 				return rep, fmt.Errorf("%s websockets: %w", s.name, err)
 			}
@@ -249,6 +217,54 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d judge loops ran out of projects before a phase ended", rep.Exhausted))
 	}
 	return rep, ctx.Err()
+}
+
+// wsSide is one websocket server of a round: started fresh (its RSS before the first
+// socket is the zero the sockets are measured from), measured, stopped.
+type wsSide struct {
+	name  string
+	start func() (p *proc, url string, fire func() error, err error)
+}
+
+func (s wsSide) measure(ctx context.Context, sockets, broadcasts int) (wsMeasure, error) {
+	p, url, fire, err := s.start()
+	if err != nil {
+		return wsMeasure{}, err
+	}
+	defer p.stop()
+	time.Sleep(time.Second)
+	return measureWS(ctx, p.pid(), procRSS(p.pid()), url, sockets, broadcasts, fire)
+}
+
+// podiumSide is a podium process of its own for the websocket figures (never the one
+// that served the HTTP phases), on a fresh data directory.
+func podiumSide(ctx context.Context, bin, root, password string, round int, cfg *RatioConfig) wsSide {
+	return wsSide{name: "podium", start: func() (*proc, string, func() error, error) {
+		env := append([]string{"PORT=0", "DATA_DIR=" + filepath.Join(root, fmt.Sprintf("data-ws-%d", round)),
+			"ADMIN_PASSWORD=" + password, "LOG_LEVEL=" + cfg.LogLevel,
+			fmt.Sprintf("MAX_WS_CONNECTIONS=%d", cfg.Sockets+1000)}, cfg.ServerEnv...)
+		p, err := startProc([]string{bin}, env, regexp.MustCompile(`podium listening on http://(\S+)`))
+		if err != nil {
+			return nil, "", nil, err
+		}
+		admin := newClient("http://"+p.addr, password, newHTTPClient("http://"+p.addr, 4, 30*time.Second), nil)
+		if err := admin.waitReady(ctx); err != nil {
+			p.stop()
+			return nil, "", nil, err
+		}
+		return p, "ws://" + p.addr + "/api/ws", podiumClockToggle(ctx, admin), nil
+	}}
+}
+
+// baselineSide is the gorilla/websocket broadcaster (baseline.go) in a process of its own.
+func baselineSide(cfg *RatioConfig) wsSide {
+	return wsSide{name: "baseline", start: func() (*proc, string, func() error, error) {
+		p, err := startProc(cfg.BaselineCmd, nil, regexp.MustCompile(`baseline listening on http://(\S+)`))
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return p, "ws://" + p.addr + "/ws", baselineFire("http://" + p.addr), nil
+	}}
 }
 
 // heartbeat measures GET /healthz requests per second over conns keep-alive connections.
