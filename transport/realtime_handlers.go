@@ -195,6 +195,12 @@ func normalOrigin(raw string) string {
 // the hijack handler and everything fasthttp holds for it end here.
 func (h *hub) start(hjc net.Conn, p *wsPeer) {
 	nc, pre := takeConn(hjc)
+	// Bound the kernel's send buffer (see wsUpgrade; the listener's wrapper hides the
+	// TCP connection there): a client that stops reading is dropped after about
+	// wsSocketSendBuffer plus its backlog, not the MiBs Linux autotuning allows.
+	if tc, ok := nc.(interface{ SetWriteBuffer(int) error }); ok {
+		_ = tc.SetWriteBuffer(wsSocketSendBuffer)
+	}
 	c := newClient(h, nc, pre, p.ip)
 	if !h.register(c, p.roles) {
 		c.kill("", closeMsg(fastws.CloseTryAgainLater, "server full or shutting down"))
