@@ -113,7 +113,12 @@ type Ctx struct {
 }
 
 // emit queues an event; it is published only after the command is durable.
-func (c *Ctx) emit(ev Event) { c.events = append(c.events, ev) }
+func (c *Ctx) emit(ev Event) {
+	if ev.Type == EvExpo {
+		c.state.publicAt++ // a refused command's bump costs a rebuild, never a stale listing
+	}
+	c.events = append(c.events, ev)
+}
 
 // changed emits a "changed" notification for dashboards.
 func (c *Ctx) changed(kind string, ids ...ID) {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/xml"
+	"io"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -348,6 +350,11 @@ func CheckLogo(data, ctype string) (string, string, *Error) {
 	if !logoMatches(ctype, raw) {
 		return "", "", invalidf("logo_data does not contain a %s image", ctype)
 	}
+	if ctype == "image/svg+xml" {
+		if why := svgUnsafe(raw); why != "" {
+			return "", "", invalidf("SVG logo refused: %s", why)
+		}
+	}
 	if strings.ContainsAny(data, "\r\n") {
 		data = base64.StdEncoding.EncodeToString(raw)
 	}
@@ -394,6 +401,60 @@ func isSVG(raw []byte) bool {
 		}
 	}
 	return false
+}
+
+// svgUnsafe says why an SVG could run code or pull in other documents when a browser
+// shows it ("" when it cannot, as far as this check goes; SPEC §1): a <script> or
+// <foreignObject> element, an on* event-handler attribute, a javascript: (or vbscript:)
+// link or value, an entity declaration, or XML that does not parse (what a browser does
+// with broken markup is not what this check sees).
+func svgUnsafe(raw []byte) string {
+	d := xml.NewDecoder(bytes.NewReader(bytes.TrimPrefix(raw, []byte("\xEF\xBB\xBF"))))
+	d.Strict = true
+	d.Entity = map[string]string{} // only the five predefined entities
+	for {
+		tok, err := d.RawToken()
+		if err == io.EOF {
+			return ""
+		}
+		if err != nil {
+			return "it is not well-formed XML"
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch strings.ToLower(t.Name.Local) {
+			case "script":
+				return "it contains a <script> element"
+			case "foreignobject":
+				return "it contains a <foreignObject> element"
+			}
+			for _, a := range t.Attr {
+				if strings.HasPrefix(strings.ToLower(a.Name.Local), "on") {
+					return "it has an event-handler attribute (" + a.Name.Local + ")"
+				}
+				if scriptURL(a.Value) {
+					return "it has a javascript: link"
+				}
+			}
+		case xml.Directive:
+			if bytes.Contains(bytes.ToUpper(t), []byte("ENTITY")) {
+				return "it declares XML entities"
+			}
+		}
+	}
+}
+
+// scriptURL reports whether v holds a javascript: or vbscript: URL, however spaced,
+// cased or entity-escaped the browser would still run it.
+func scriptURL(v string) bool {
+	var b strings.Builder
+	for _, r := range v {
+		if r > ' ' && r != 0x7f { // browsers drop control characters and spaces in schemes
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	s := b.String()
+	return strings.Contains(s, "javascript:") || strings.Contains(s, "vbscript:")
 }
 
 // ---- Commands ----

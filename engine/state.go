@@ -37,7 +37,13 @@ type State struct {
 	tokenIndex map[string]ID // token hash -> judge
 	locIndex   map[int]ID    // table number -> project
 	jx         *judgingData  // judging flow's derived data (judging_index.go)
+	publicAt   uint64        // version of the public project listing (see PublicListChangedAt)
 }
+
+// PublicListChangedAt is the public project listing's version: it grows whenever a
+// command changes the listing (every such command emits an "expo" event) and starts at
+// Applied when a state is loaded. Caches of the encoded listing key on it.
+func (s *State) PublicListChangedAt() uint64 { return s.publicAt }
 
 // MaxLogLines is how many audit log lines are kept.
 const MaxLogLines = 50000
@@ -213,6 +219,7 @@ func (s *State) reindex() {
 		s.AdminSessions = map[string]int64{}
 	}
 	s.Content.fill()
+	s.publicAt = s.Applied
 	s.codeIndex = make(map[string]ID, len(s.Judges))
 	s.tokenIndex = make(map[string]ID, len(s.Judges))
 	for id, j := range s.Judges {

@@ -53,11 +53,16 @@ func hashToken(t string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// newLoginCodes returns n crypto-random 8-digit codes (plus spares for collisions).
+// newLoginCodes returns n crypto-random 8-digit codes plus spares for the ones the
+// engine skips (duplicates within the batch or codes already in use). n codes among 10^8
+// collide about n²/2·10⁻⁸ times (50 for a 100,000-judge import), plus n·existing·10⁻⁸
+// with the judges already there: n/16 + 16 spares cover that with a wide margin (the
+// engine refuses the import when they run out).
 func newLoginCodes(n int) []string {
-	out := make([]string, 0, n+8)
+	total := n + n/16 + 16
+	out := make([]string, 0, total)
 	max := big.NewInt(100000000)
-	for i := 0; i < n+8; i++ {
+	for i := 0; i < total; i++ {
 		v, err := rand.Int(rand.Reader, max)
 		if err != nil {
 			panic("crypto/rand failed: " + err.Error())

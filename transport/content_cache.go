@@ -116,6 +116,11 @@ func (cc *contentCache) encode(k int) (*contentBody, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", engine.ContentKinds[k], err)
 	}
+	return newContentBody(raw, engine.ContentKinds[k])
+}
+
+// newContentBody prepares a cached response body: ETags and the gzip variant.
+func newContentBody(raw []byte, name string) (*contentBody, error) {
 	sum := sha256.Sum256(raw)
 	tag := hex.EncodeToString(sum[:16])
 	b := &contentBody{raw: raw, etag: `"` + tag + `"`, etagGz: `"` + tag + `-gzip"`}
@@ -124,10 +129,10 @@ func (cc *contentCache) encode(k int) (*contentBody, error) {
 	buf.Grow(len(raw)/2 + 64)
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
 	if _, err := zw.Write(raw); err != nil {
-		return nil, fmt.Errorf("gzip %s: %w", engine.ContentKinds[k], err)
+		return nil, fmt.Errorf("gzip %s: %w", name, err)
 	}
 	if err := zw.Close(); err != nil {
-		return nil, fmt.Errorf("gzip %s: %w", engine.ContentKinds[k], err)
+		return nil, fmt.Errorf("gzip %s: %w", name, err)
 	}
 	if buf.Len() < len(raw) {
 		b.gz = bytes.Clone(buf.Bytes())

@@ -153,6 +153,9 @@ func entryCommand(c *fiber.Ctx, kind string, id *engine.ID) (engine.Command, err
 		if err := bindJSON(c, &it, false); err != nil {
 			return nil, err
 		}
+		if id != nil && it == (scheduleItem{}) {
+			return nil, errNothingToChange("event_name, description, start_time, end_time, location, tags")
+		}
 		f, err := it.fields()
 		if err != nil {
 			return nil, badRequest("%s", err.Error())
@@ -166,6 +169,9 @@ func entryCommand(c *fiber.Ctx, kind string, id *engine.ID) (engine.Command, err
 		if err := bindJSON(c, &it, false); err != nil {
 			return nil, err
 		}
+		if id != nil && it == (sponsorItem{}) {
+			return nil, errNothingToChange("name, tier, website_url, description, display_order, logo_data, logo_content_type")
+		}
 		if id == nil {
 			return &engine.CreateSponsor{Sponsor: it.fields()}, nil
 		}
@@ -174,6 +180,9 @@ func entryCommand(c *fiber.Ctx, kind string, id *engine.ID) (engine.Command, err
 		var it faqItem
 		if err := bindJSON(c, &it, false); err != nil {
 			return nil, err
+		}
+		if id != nil && it == (faqItem{}) {
+			return nil, errNothingToChange("question, answer, display_order")
 		}
 		if id == nil {
 			return &engine.CreateFAQEntry{Entry: it.fields()}, nil
@@ -214,6 +223,12 @@ func (h *contentHandlers) replace(c *fiber.Ctx) error {
 		return err
 	}
 	return ok(c)
+}
+
+// errNothingToChange refuses an update that names no field (PUT with {}): updates
+// change only the fields given, so such a request could only be a mistake.
+func errNothingToChange(fields string) error {
+	return badRequest("the body names no field to change (give at least one of: %s)", fields)
 }
 
 // ---- Payloads ----

@@ -46,13 +46,32 @@ func rowError(row int, format string, a ...any) error {
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// readCSV parses a whole CSV file: UTF-8 with or without BOM, CRLF or LF line ends,
-// quoted cells spanning lines, rows of any length. Invalid UTF-8 and malformed quoting are
-// refused with the row they occur in.
+// Bounds of an uploaded CSV (SPEC §11: the worst 32 MiB upload must not take much more
+// memory than itself). Every cell costs a string header (16 bytes) however short, so a
+// file of commas would otherwise cost 16 times its size.
+const (
+	maxCSVCellsPerRow = 512
+	maxCSVCellBytes   = 256 << 10
+	maxCSVRowBytes    = 1 << 20
+	maxCSVCells       = 2_000_000
+	maxCSVRows        = 250_000
+)
+
+// readCSV parses a whole CSV file: UTF-8 with or without BOM, CRLF, LF or CR-only line
+// ends, quoted cells spanning lines. Invalid UTF-8, NUL characters, malformed quoting
+// and rows, cells or files over the bounds above are refused with the row they occur in.
 func readCSV(data []byte) ([]csvRow, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
+	comma := sniffDelimiter(data)
+	if bytes.IndexByte(data, '\n') < 0 && bytes.IndexByte(data, '\r') >= 0 {
+		// Line ends of classic Mac OS (and of some exports): CR only.
+		data = bytes.ReplaceAll(data, []byte{'\r'}, []byte{'\n'})
+	}
+	if err := checkCSVShape(data, byte(comma)); err != nil {
+		return nil, err
+	}
 	r := csv.NewReader(bytes.NewReader(data))
-	r.Comma = sniffDelimiter(data)
+	r.Comma = comma
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = false
 	var rows []csvRow
@@ -88,10 +107,84 @@ func readCSV(data []byte) ([]csvRow, error) {
 			if !utf8.ValidString(c) {
 				return nil, rowError(row, "the file is not valid UTF-8 (save it as \"CSV UTF-8\")")
 			}
+			if strings.IndexByte(c, 0) >= 0 {
+				return nil, rowError(row, "a cell contains a NUL character (is this a spreadsheet file rather than CSV?)")
+			}
 		}
 		rows = append(rows, csvRow{num: row, cells: rec})
 	}
 	return rows, nil
+}
+
+// checkCSVShape walks the file once, without allocating, and refuses it when a row has
+// too many cells or bytes, a cell too many bytes, or the file too many cells or rows —
+// before encoding/csv builds any of them. Quoting follows encoding/csv: a quote opens a
+// quoted cell only at the start of a cell, and "" inside one is a quote. Rows are
+// counted as readCSV numbers them (a line break inside quotes does not start a row).
+func checkCSVShape(data []byte, comma byte) error {
+	row, rows, cells, total := 1, 0, 1, 0
+	cellBytes, rowBytes := 0, 0
+	quoted, cellStart, blank := false, true, true
+	endRow := func() error {
+		if !blank {
+			rows++
+			total += cells
+		}
+		if rows > maxCSVRows {
+			return rowError(row, "the file has more than %d rows", maxCSVRows)
+		}
+		if total > maxCSVCells {
+			return rowError(row, "the file has more than %d cells", maxCSVCells)
+		}
+		row++
+		cells, cellBytes, rowBytes, cellStart, blank = 1, 0, 0, true, true
+		return nil
+	}
+	for i := 0; i < len(data); i++ {
+		b := data[i]
+		rowBytes++
+		if rowBytes > maxCSVRowBytes {
+			return rowError(row, "the row is longer than %d bytes", maxCSVRowBytes)
+		}
+		switch {
+		case quoted:
+			if b == '"' {
+				if i+1 < len(data) && data[i+1] == '"' {
+					i++
+					rowBytes++
+				} else {
+					quoted = false
+					continue
+				}
+			}
+			cellBytes++
+		case b == '"' && cellStart:
+			quoted, cellStart, blank = true, false, false
+			continue
+		case b == comma:
+			cells++
+			if cells > maxCSVCellsPerRow {
+				return rowError(row, "the row has more than %d cells", maxCSVCellsPerRow)
+			}
+			cellBytes, cellStart, blank = 0, true, false
+			continue
+		case b == '\n':
+			if err := endRow(); err != nil {
+				return err
+			}
+			continue
+		default:
+			cellStart = false
+			if b != '\r' && b != ' ' && b != '\t' {
+				blank = false
+			}
+			cellBytes++
+		}
+		if cellBytes > maxCSVCellBytes {
+			return rowError(row, "a cell is longer than %d bytes", maxCSVCellBytes)
+		}
+	}
+	return endRow()
 }
 
 // sniffDelimiter picks the separator of the first line: a comma, unless that line has

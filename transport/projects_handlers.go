@@ -67,20 +67,6 @@ func (s *Server) listProjects(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) listPublicProjects(c *fiber.Ctx) error {
-	var out []engine.PublicProject
-	s.node.Read(func(st *engine.State) {
-		ps := st.ProjectsByLocation()
-		out = make([]engine.PublicProject, 0, len(ps))
-		for _, p := range ps {
-			if p.Active {
-				out = append(out, p.Public())
-			}
-		}
-	})
-	return c.JSON(out)
-}
-
 func (s *Server) listChallenges(c *fiber.Ctx) error {
 	set := map[string]bool{}
 	s.node.Read(func(st *engine.State) {

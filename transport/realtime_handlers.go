@@ -152,7 +152,7 @@ func (s *Server) originAllowed(c *fiber.Ctx) bool {
 	}
 	own := normalOrigin(s.cfg.PublicURL)
 	if s.cfg.PublicURL == "" {
-		own = normalOrigin(c.Protocol() + "://" + c.Hostname())
+		own = normalOrigin(s.requestOrigin(c))
 	}
 	if got == own {
 		return true
@@ -163,6 +163,23 @@ func (s *Server) originAllowed(c *fiber.Ctx) bool {
 		}
 	}
 	return false
+}
+
+// requestOrigin is the origin the client reached: scheme and Host of the request, or of
+// X-Forwarded-Proto/-Host when the peer is a trusted proxy (SPEC §2; Fiber's Hostname and
+// Protocol believe those headers from anyone).
+func (s *Server) requestOrigin(c *fiber.Ctx) string {
+	scheme := "http"
+	if s.overTLS(c) {
+		scheme = "https"
+	}
+	host := string(c.Request().URI().Host())
+	if len(s.proxies) > 0 && s.trusted(c.Context().RemoteIP()) {
+		if fh, _, _ := strings.Cut(c.Get(fiber.HeaderXForwardedHost), ","); strings.TrimSpace(fh) != "" {
+			host = strings.TrimSpace(fh)
+		}
+	}
+	return scheme + "://" + host
 }
 
 // normalOrigin reduces a URL or origin to "scheme://host[:port]", lower case, without a

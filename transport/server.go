@@ -85,6 +85,7 @@ type Server struct {
 	logins     *loginGuard
 	judgeWrite *writeLimiter
 	lines      *lineLimiter // rate-limited request log lines
+	publicList *publicList  // encoded GET /api/project/list/public
 
 	ext extensions
 }
@@ -128,11 +129,13 @@ func New(cfg Config, node Node, log zerolog.Logger, opts ...Option) *Server {
 		logins:     newLoginGuard(),
 		judgeWrite: newWriteLimiter(cfg.JudgeWritesPerSec),
 		lines:      newLineLimiter(),
+		publicList: &publicList{node: node},
 	}
 	for _, o := range opts {
 		o(s)
 	}
 	s.proxies = parseProxies(cfg.TrustedProxies, log)
+	s.cfg.CORSOrigins = dropWildcards(s.cfg.CORSOrigins, log)
 	s.startOutbox()
 	s.app = fiber.New(fiber.Config{
 		AppName:               "podium",
@@ -150,6 +153,20 @@ func New(cfg Config, node Node, log zerolog.Logger, opts ...Option) *Server {
 	})
 	s.routes()
 	return s
+}
+
+// dropWildcards removes CORS origins with a "*" (cmd refuses them at startup; a wildcard
+// with credentials would let any site act as the user).
+func dropWildcards(origins []string, log zerolog.Logger) []string {
+	out := origins[:0:0]
+	for _, o := range origins {
+		if strings.Contains(o, "*") {
+			log.Error().Str("origin", o).Msg("ignoring wildcard in CORS_ORIGINS")
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // App returns the Fiber app (for tests and for mounting extra listeners).

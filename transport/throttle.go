@@ -87,13 +87,26 @@ func (b *bucket) refill(now time.Time, rate, burst float64) {
 
 // loginGuard holds the failed judge-login budgets.
 type loginGuard struct {
-	fails *limiter // per address key, one-minute windows
+	fails       *limiter // per address key, one-minute windows
+	rate, burst float64  // global failure budget
 
 	mu     sync.Mutex
 	global bucket
 }
 
-func newLoginGuard() *loginGuard { return &loginGuard{fails: newLimiter(time.Minute)} }
+func newLoginGuard() *loginGuard {
+	return &loginGuard{fails: newLimiter(time.Minute), rate: loginGlobalRate, burst: loginGlobalBurst}
+}
+
+// withLoginBudget replaces the global failed-login budget (tests).
+func withLoginBudget(rate, burst float64) Option {
+	return func(s *Server) { s.logins.rate, s.logins.burst = rate, burst }
+}
+
+// withJudgeWriteLimit replaces the judge write budget (tests).
+func withJudgeWriteLimit(rate, burst float64) Option {
+	return func(s *Server) { s.judgeWrite.rate, s.judgeWrite.burst = rate, burst }
+}
 
 // check says whether an attempt from key may be checked at all: "" when it may, else the
 // reject reason and the seconds to wait.
@@ -109,7 +122,7 @@ func (g *loginGuard) check(key string) (reason string, retry int) {
 func (g *loginGuard) flooded() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.global.refill(time.Now(), loginGlobalRate, loginGlobalBurst)
+	g.global.refill(time.Now(), g.rate, g.burst)
 	return g.global.tokens < 1
 }
 
@@ -117,13 +130,13 @@ func (g *loginGuard) flooded() bool {
 func (g *loginGuard) failed(key string) {
 	g.fails.hit(key)
 	g.mu.Lock()
-	g.global.take(time.Now(), loginGlobalRate, loginGlobalBurst)
+	g.global.take(time.Now(), g.rate, g.burst)
 	g.mu.Unlock()
 }
 
 // writeLimiter is a token bucket per judge.
 type writeLimiter struct {
-	rate float64
+	rate, burst float64
 
 	mu    sync.Mutex
 	b     map[engine.ID]*bucket
@@ -134,7 +147,7 @@ func newWriteLimiter(perSec int) *writeLimiter {
 	if perSec <= 0 {
 		perSec = defaultJudgeWritesPerSec
 	}
-	return &writeLimiter{rate: float64(perSec), b: map[engine.ID]*bucket{}}
+	return &writeLimiter{rate: float64(perSec), burst: max(float64(perSec), judgeWriteBurst), b: map[engine.ID]*bucket{}}
 }
 
 // allow takes one write from judge's budget.
@@ -155,7 +168,7 @@ func (w *writeLimiter) allow(judge engine.ID) bool {
 		b = &bucket{}
 		w.b[judge] = b
 	}
-	return b.take(now, w.rate, max(w.rate, judgeWriteBurst))
+	return b.take(now, w.rate, w.burst)
 }
 
 // limitJudgeWrites refuses a judge's write over its budget (429). Reads are free.

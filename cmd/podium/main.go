@@ -127,6 +127,14 @@ func loadConfig(args []string) (config, error) {
 	if err != nil {
 		return c, err
 	}
+	maxWSPerIP, err := envInt("MAX_WS_PER_IP", 500)
+	if err != nil {
+		return c, err
+	}
+	judgeWrites, err := envInt("JUDGE_WRITES_PER_SEC", 10)
+	if err != nil {
+		return c, err
+	}
 	c.server = transport.Config{
 		DataDir:        env("DATA_DIR"),
 		AdminPassword:  env("ADMIN_PASSWORD", "JURY_ADMIN_PASSWORD"),
@@ -138,7 +146,14 @@ func loadConfig(args []string) (config, error) {
 			Host: env("SMTP_HOST"), Port: smtpPort, Username: env("SMTP_USERNAME"),
 			Password: env("SMTP_PASSWORD"), From: env("EMAIL_FROM"), FromName: env("EMAIL_FROM_NAME"),
 		},
-		MaxWSConnections: maxWS,
+		MaxWSConnections:  maxWS,
+		MaxWSPerIP:        maxWSPerIP,
+		JudgeWritesPerSec: judgeWrites,
+	}
+	for _, o := range c.server.CORSOrigins {
+		if strings.Contains(o, "*") {
+			return c, fmt.Errorf("CORS_ORIGINS=%q: wildcards are not allowed (credentials are sent); list the origins", env("CORS_ORIGINS"))
+		}
 	}
 	if c.server.DataDir == "" {
 		c.server.DataDir = "./data"
@@ -221,6 +236,7 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
+	raiseFileLimit(log)
 	node, err := persist.Open(c.server.DataDir, persist.Options{Log: log, Observer: nodeObserver})
 	if err != nil {
 		return err
@@ -253,15 +269,20 @@ func serve(args []string) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Listen(ln) }()
 
+	var stopErr error
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {
 	case s := <-sig:
 		log.Info().Str("signal", s.String()).Msg("shutting down")
 	case err := <-serveErr:
-		if err != nil {
-			log.Error().Err(err).Msg("server stopped")
+		// Only a signal is a normal end: a listener that stops is a failure, so that a
+		// supervisor restarts the process (SPEC §11).
+		if err == nil {
+			err = errors.New("listener stopped")
 		}
+		log.Error().Err(err).Msg("server stopped")
+		stopErr = fmt.Errorf("serve: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -275,7 +296,25 @@ func serve(args []string) error {
 		return fmt.Errorf("close store: %w", err)
 	}
 	log.Info().Msg("stopped")
-	return nil
+	return stopErr
+}
+
+// raiseFileLimit raises the soft limit on open files to the hard limit (SPEC §11: every
+// websocket is a file descriptor).
+func raiseFileLimit(log zerolog.Logger) {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		return
+	}
+	if r.Cur < r.Max {
+		old := r.Cur
+		r.Cur = r.Max
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+			log.Warn().Err(err).Uint64("soft", old).Uint64("hard", r.Max).Msg("cannot raise the open-file limit")
+			return
+		}
+	}
+	log.Info().Uint64("open_file_limit", r.Cur).Msg("open-file limit")
 }
 
 // recoverClock pauses a clock that was running before the restart when clock_sync is

@@ -61,6 +61,12 @@ func startBinary(t *testing.T, dataDir string, extraEnv ...string) *proc {
 	cmd := exec.Command(podiumBinary(t))
 	cmd.Env = append(os.Environ(), "PORT=0", "DATA_DIR="+dataDir, "ADMIN_PASSWORD="+killPassword, "LOG_LEVEL=warn")
 	cmd.Env = append(cmd.Env, extraEnv...)
+	return startCmd(t, cmd)
+}
+
+// startCmd starts a prepared podium command and waits for its listening line.
+func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
+	t.Helper()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
