@@ -33,8 +33,8 @@ bench: build
 	./loadtest-bin -server ./podium -ratio -json bench-ratio-report.json $(BENCH_RATIO_ARGS)
 
 # Ratio benchmark alone (heartbeat vs judge actions; websocket hub vs a tuned
-# gorilla/websocket broadcaster; median of 3 rounds in one run).
-BENCH_RATIO_ARGS ?= -rounds 3
+# gorilla/websocket broadcaster; median of 5 rounds in one run).
+BENCH_RATIO_ARGS ?=
 bench-ratio: build
 	$(GO) build -o ./loadtest-bin ./cmd/loadtest
 	./loadtest-bin -server ./podium -ratio -json bench-ratio-report.json $(BENCH_RATIO_ARGS)

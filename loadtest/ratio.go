@@ -34,9 +34,10 @@ type RatioConfig struct {
 	Phase       time.Duration // length of each HTTP phase; default 4 s
 	Conns       int           // heartbeat connections and judges; default 64
 	Projects    int           // default 2,000
-	Sockets     int           // idle websockets / broadcast watchers; default 10,000
+	Sockets     int           // idle websockets / broadcast watchers; default 10,000; <0: no websocket part
 	Broadcasts  int           // broadcasts per round and side; default 10
 	LogLevel    string        // the server's LOG_LEVEL (default info, as in production)
+	WSDataRoot  string        // parent of the websocket servers' data directories (default: the run's temp dir)
 	ServerEnv   []string      // extra KEY=VALUE for the podium server
 	Log         func(format string, args ...any)
 }
@@ -75,7 +76,7 @@ func (c *RatioConfig) defaults() {
 	if c.Projects <= 0 {
 		c.Projects = 2000
 	}
-	if c.Sockets <= 0 {
+	if c.Sockets == 0 {
 		c.Sockets = 10000
 	}
 	if c.Broadcasts <= 0 {
@@ -197,8 +198,18 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 		rep.Ratio = append(rep.Ratio, ja/hb)
 		cfg.Log("round %d: heartbeat %.0f req/s, judge actions %.0f/s, ratio %.3f", round, hb, ja, ja/hb)
 
-		sides := []wsSide{podiumSide(ctx, bin, root, password, round, &cfg), baselineSide(&cfg)}
-		if round%2 == 0 { // alternate which side goes first
+		wsRoot := root
+		if cfg.WSDataRoot != "" {
+			if wsRoot, err = os.MkdirTemp(cfg.WSDataRoot, "podium-ratio-ws-*"); err != nil {
+				return rep, err
+			}
+			defer os.RemoveAll(wsRoot)
+		}
+		sides := []wsSide{podiumSide(ctx, bin, wsRoot, password, round, &cfg), baselineSide(&cfg)}
+		if cfg.Sockets < 0 { // HTTP figures only
+			sides = nil
+		}
+		if round%2 == 0 && len(sides) == 2 { // alternate which side goes first
 			sides[0], sides[1] = sides[1], sides[0]
 		}
 		for _, s := range sides {

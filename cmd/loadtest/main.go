@@ -66,12 +66,13 @@ func main() {
 	var rc loadtest.RatioConfig
 	var baselineAddr string
 	flag.BoolVar(&ratio, "ratio", false, "ratio benchmark: heartbeat vs judge actions, and the websocket hub vs a tuned gorilla/websocket broadcaster, median of -rounds")
-	flag.IntVar(&rc.Rounds, "rounds", 3, "ratio: rounds (the median is reported)")
+	flag.IntVar(&rc.Rounds, "rounds", 5, "ratio: rounds (the median is reported)")
 	flag.DurationVar(&rc.Phase, "phase", 4*time.Second, "ratio: length of each HTTP phase")
 	flag.IntVar(&rc.Conns, "ratio-judges", 64, "ratio: judges (and heartbeat connections)")
 	flag.IntVar(&rc.Projects, "ratio-projects", 2000, "ratio: projects")
-	flag.IntVar(&rc.Sockets, "sockets", 10000, "ratio: idle websockets and broadcast watchers per side")
-	flag.IntVar(&rc.Broadcasts, "broadcasts", 10, "ratio: broadcasts per round and side")
+	flag.IntVar(&rc.Sockets, "sockets", 10000, "ratio: idle websockets and broadcast watchers per side (-1: skip the websocket part)")
+	flag.IntVar(&rc.Broadcasts, "broadcasts", 20, "ratio: broadcasts per round and side")
+	flag.StringVar(&rc.WSDataRoot, "ws-data-root", "", "ratio: where the websocket servers keep their data (e.g. /dev/shm to take the disk's fsync out of the broadcast comparison)")
 	flag.StringVar(&baselineAddr, "baseline-ws", "", "serve the gorilla/websocket baseline broadcaster on this address (used by -ratio)")
 	flag.Parse()
 	if baselineAddr != "" {
