@@ -98,7 +98,7 @@ type client struct {
 	closed  bool          // no more writes: close frame queued, write failed, or the connection ended
 	partial []byte        // the unwritten end of the last non-blocking write
 	backlog [][]*wsMsg    // deliveries waiting for the writer goroutine (allocated on first use)
-	flushed chan struct{} // closed when the writer goroutine ends (made by waitWriter)
+	flushed chan struct{} // closed when the writer goroutine ends (made by finish)
 
 	pre []byte   // bytes read before the hub took the socket (normally none)
 	hdr [14]byte // frame header being read
@@ -106,7 +106,7 @@ type client struct {
 	// guarded by hub.mu
 	roles
 	role string // the role counted in the connections gauge
-	idx  int    // position in hub.list
+	idx  int    // position in hub.clients (-1 once unregistered)
 }
 
 // roles says what a connection proved. The hashes of cookie sessions and judge tokens
