@@ -165,4 +165,3 @@ func (h *hub) unregister(c *client) {
 func (h *hub) registeredLocked(c *client) bool {
 	return c.idx >= 0 && c.idx < len(h.clients) && h.clients[c.idx] == c
 }
-
