@@ -125,7 +125,7 @@ func New() *Metrics {
 	m.wsDropped = newCounterVec("podium_ws_clients_dropped_total",
 		"Websocket clients disconnected by the server, by reason (slow|oversize|idle).", "reason", wsDropReasons)
 	m.wsBroadcast = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name: "podium_ws_broadcast_duration_seconds", Help: "Time to hand one message to every recipient's queue.",
+		Name: "podium_ws_broadcast_duration_seconds", Help: "Time to write one dispatch to every recipient (or its backlog).",
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
 	})
 	m.wsLost = prometheus.NewCounter(prometheus.CounterOpts{

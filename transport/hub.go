@@ -68,7 +68,8 @@ type HubObserver interface {
 	WSSent(typ string, n int)
 	// WSDropped counts a client the server disconnected: slow, oversize or idle.
 	WSDropped(reason string)
-	// WSBroadcast records the time to hand one message to all its recipients' queues.
+	// WSBroadcast records the time to write one dispatch to all its recipients (or
+	// their backlogs).
 	WSBroadcast(d time.Duration)
 	// WSEventsLost counts event batches dropped because the hub's backlog was full.
 	WSEventsLost(n int)
