@@ -413,7 +413,7 @@ func svgUnsafe(raw []byte) string {
 	d.Strict = true
 	d.Entity = map[string]string{} // only the five predefined entities
 	for {
-		tok, err := d.RawToken()
+		tok, err := d.Token() // Token, not RawToken: unclosed elements are errors too
 		if err == io.EOF {
 			return ""
 		}

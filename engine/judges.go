@@ -102,6 +102,7 @@ func (cmd *CreateJudges) apply(s *State, c *Ctx) (any, error) {
 	}
 	out := make([]CreatedJudge, 0, len(cmd.Judges))
 	ids := make([]ID, 0, len(cmd.Judges))
+	groups := s.groupCounts(ZeroID) // kept up to date below: smallestGroup per judge is O(judges²)
 	for i, nj := range cmd.Judges {
 		j := &Judge{
 			ID:           c.newID(),
@@ -117,7 +118,10 @@ func (cmd *CreateJudges) apply(s *State, c *Ctx) (any, error) {
 			Rankings:     []ID{},
 		}
 		if s.IsGeneral(j) {
-			j.Group = s.smallestGroup()
+			j.Group = leastOf(groups)
+			if j.Group < len(groups) {
+				groups[j.Group]++
+			}
 		}
 		s.Judges[j.ID] = j
 		s.JudgeOrder = append(s.JudgeOrder, j.ID)
@@ -138,10 +142,14 @@ func (cmd *CreateJudges) apply(s *State, c *Ctx) (any, error) {
 func (s *State) smallestGroup() int { return s.smallestGroupExcept(ZeroID) }
 
 // smallestGroupExcept is smallestGroup not counting the judge skip.
-func (s *State) smallestGroupExcept(skip ID) int {
+func (s *State) smallestGroupExcept(skip ID) int { return leastOf(s.groupCounts(skip)) }
+
+// groupCounts counts the active general judges of each group, not counting skip (nil
+// when there are no groups).
+func (s *State) groupCounts(skip ID) []int {
 	n := s.Options.NumGroups
 	if n < 1 {
-		return 0
+		return nil
 	}
 	counts := make([]int, n)
 	for _, j := range s.Judges {
@@ -149,8 +157,13 @@ func (s *State) smallestGroupExcept(skip ID) int {
 			counts[j.Group]++
 		}
 	}
+	return counts
+}
+
+// leastOf returns the first group with the fewest judges (0 when there are no groups).
+func leastOf(counts []int) int {
 	best := 0
-	for g := 1; g < n; g++ {
+	for g := 1; g < len(counts); g++ {
 		if counts[g] < counts[best] {
 			best = g
 		}

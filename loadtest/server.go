@@ -59,6 +59,9 @@ func newServerProc(bin, dir, logPath, password, apiKey, logLevel string, extra [
 		"ADMIN_PASSWORD="+password,
 		"LOG_LEVEL="+logLevel,
 		"TRUSTED_PROXIES=127.0.0.1,::1",
+		// Zero think time makes a simulated judge write far faster than a person can
+		// (the server's default is 10 writes a second per judge): measure throughput.
+		"JUDGE_WRITES_PER_SEC=100000",
 	)
 	if apiKey != "" {
 		env = append(env, "PUBLIC_API_KEY="+apiKey)
