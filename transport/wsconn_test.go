@@ -240,3 +240,43 @@ func TestWSOverTLS(t *testing.T) {
 	ts.must(200, "POST", "/api/admin/clock/pause", nil, asAdmin, nil)
 	w.expect("clock")
 }
+
+// TestWSChurnDuringBroadcasts: clients connect, read a little and vanish (some
+// abruptly, some with a close frame) while broadcasts fan out over more than
+// wsFanOutMin sockets; every connection ends cleanly and the hub empties.
+func TestWSChurnDuringBroadcasts(t *testing.T) {
+	ts := startServer(t, func(c *Config) { c.MaxWSPerIP = 2000 })
+	stay := make([]*wsConn, 0, wsFanOutMin+50)
+	for len(stay) < cap(stay) {
+		w, _ := ts.mustDialWS(nil)
+		stay = append(stay, w)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 10; i++ {
+			ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
+			ts.must(200, "POST", "/api/admin/clock/pause", nil, asAdmin, nil)
+		}
+	}()
+	for i := 0; i < 100; i++ {
+		w, _, err := ts.dialWS(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			_ = w.c.WriteControl(fastws.CloseMessage, closeMsg(fastws.CloseNormalClosure, ""), time.Now().Add(time.Second))
+		}
+		_ = w.c.Close()
+	}
+	<-done
+	for _, w := range stay[:10] {
+		for k := 0; k < 20; k++ {
+			w.expect("clock")
+		}
+	}
+	for _, w := range stay {
+		_ = w.c.Close()
+	}
+	waitFor(t, "every connection to end", func() bool { return ts.hub().count.Load() == 0 })
+}
