@@ -187,7 +187,7 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 		// The two loads alternate in slices so that a neighbour's burst on the shared
 		// machine hits both alike.
 		var hb, ja float64
-		for k := 0; k < ratioSlices; k++ {
+		for k := 0; k < ratioSlices && ctx.Err() == nil; k++ {
 			hb += heartbeat(hc, podiumURL, cfg.Conns, cfg.Phase/ratioSlices) / ratioSlices
 			rate, out := judgeActions(hc, podiumURL, judges, cfg.Phase/ratioSlices)
 			ja += rate / ratioSlices
