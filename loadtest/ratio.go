@@ -425,7 +425,6 @@ func (rep *RatioReport) Print(w io.Writer) {
 	hb, ja := median(rep.Heartbeat), median(rep.JudgeActions)
 	fmt.Fprintf(w, "  heartbeat GET /healthz      %8.0f req/s\n", hb)
 	fmt.Fprintf(w, "  judge actions next->finish  %8.0f /s      ratio %.3f (median of per-round ratios: %s)\n", ja, median(rep.Ratio), ratioList(rep.Ratio))
-	fmt.Fprintf(w, "  %-28s %10s %10s %8s\n", "websockets (medians)", "podium", "baseline", "ratio*")
 	row := func(name string, p, b []float64) {
 		var ratios []float64
 		for i := range min(len(p), len(b)) {
@@ -435,13 +434,16 @@ func (rep *RatioReport) Print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-28s %10.2f %10.2f %8.2f   per round: %s\n", name, r2(median(p)), r2(median(b)), r2(median(ratios)), ratioList(ratios))
 	}
-	row("KiB RSS per idle socket", rep.PodiumWSKiB, rep.BaselineWSKiB)
-	row("broadcast p50 ms", rep.PodiumP50, rep.BaselineP50)
-	row("broadcast p99 ms", rep.PodiumP99, rep.BaselineP99)
-	row("server CPU µs per delivery", rep.PodiumCPU, rep.BaselineCPU)
-	fmt.Fprintf(w, "  deliveries missed: podium %d, baseline %d; load average per round: %s\n",
-		rep.PodiumMissed, rep.BaselineMissed, strings.Join(rep.LoadAvg, " | "))
-	fmt.Fprintf(w, "  * ratio: median of the per-round ratios podium/baseline\n")
+	if len(rep.PodiumWSKiB) > 0 {
+		fmt.Fprintf(w, "  %-28s %10s %10s %8s\n", "websockets (medians)", "podium", "baseline", "ratio*")
+		row("KiB RSS per idle socket", rep.PodiumWSKiB, rep.BaselineWSKiB)
+		row("broadcast p50 ms", rep.PodiumP50, rep.BaselineP50)
+		row("broadcast p99 ms", rep.PodiumP99, rep.BaselineP99)
+		row("server CPU µs per delivery", rep.PodiumCPU, rep.BaselineCPU)
+		fmt.Fprintf(w, "  deliveries missed: podium %d, baseline %d\n", rep.PodiumMissed, rep.BaselineMissed)
+		fmt.Fprintf(w, "  * ratio: median of the per-round ratios podium/baseline\n")
+	}
+	fmt.Fprintf(w, "  load average per round: %s\n", strings.Join(rep.LoadAvg, " | "))
 	for _, n := range rep.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
