@@ -38,6 +38,7 @@ func (s *State) clone() *State {
 	}
 	c.Content = s.Content.clone()
 	c.codeIndex, c.tokenIndex, c.locIndex = nil, nil, nil
+	c.maxLocOK = false
 	return &c
 }
 
