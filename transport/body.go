@@ -83,6 +83,9 @@ func (s *Server) bodyGuard(c *fiber.Ctx) error {
 			return errEncodedBody
 		}
 	}
+	if cl == 0 {
+		return c.Next() // no body: nothing to bound (most requests)
+	}
 	limit, deferred := bodyPolicy(c.Method(), c.Path(), c.Get(fiber.HeaderContentType))
 	if cl > limit {
 		drainBody(c)
@@ -92,7 +95,9 @@ func (s *Server) bodyGuard(c *fiber.Ctx) error {
 	st := &bodyState{limit: limit, pending: deferred}
 	if !deferred {
 		if err := readBody(c, st); err != nil {
-			s.obs.RequestRejected(RejectBodyTooLarge)
+			if he, ok := err.(*httpError); ok && he.status == fiber.StatusRequestEntityTooLarge {
+				s.obs.RequestRejected(RejectBodyTooLarge)
+			}
 			return err
 		}
 		return c.Next()

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // zeros is an endless reader of 'x' bytes.
@@ -251,4 +253,35 @@ func TestPublicProjectListCached(t *testing.T) {
 	if resp, _ := get(map[string]string{"If-None-Match": etag}); resp.StatusCode != 304 {
 		t.Fatalf("after a judge change: %d", resp.StatusCode)
 	}
+}
+
+// TestStalledReaderTimesOut: a client that requests a large answer and stops reading is
+// disconnected once a write makes no progress for the idle write timeout; the server
+// keeps answering others.
+func TestStalledReaderTimesOut(t *testing.T) {
+	ts := startServerOpts(t, nil, withWriteIdle(300*time.Millisecond))
+	var sb strings.Builder
+	sb.WriteString("name,description,url\n")
+	for i := 0; i < 6000; i++ { // 13 MB: more than the socket buffers hold
+		fmt.Fprintf(&sb, "P%d,%s,https://example.org/%d\n", i, strings.Repeat("d", 2000), i)
+	}
+	ts.mustUploadCSV(200, "/api/project/csv", []byte(sb.String()), map[string]string{"hasHeader": "true"}, nil)
+	t0 := time.Now()
+	_, full := ts.do("GET", "/api/project/list/public", nil, anon)
+	t.Logf("seeded and read in %v", time.Since(t0))
+
+	c, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET /api/project/list/public HTTP/1.1\r\nHost: x\r\n\r\n")
+	time.Sleep(2 * time.Second) // stop reading for much longer than the timeout
+	t1 := time.Now()
+	got, _ := io.ReadAll(c) // then read what is left: the server gave up
+	t.Logf("read rest in %v: %d of %d bytes", time.Since(t1), len(got), len(full))
+	if len(got) >= len(full) {
+		t.Fatalf("stalled client got %d bytes of a %d-byte answer: the write never timed out", len(got), len(full))
+	}
+	ts.must(200, "GET", "/healthz", nil, anon, nil)
 }

@@ -1,8 +1,8 @@
 package transport
 
 import (
-	"io"
 	"net"
+	"os"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -25,7 +25,12 @@ func BenchmarkRequestLogCost(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer node.Close()
-			srv := New(Config{AdminPassword: testPassword}, node, zerolog.New(io.Discard).Level(level).With().Timestamp().Logger())
+			out, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0) // a file, like stdout: one write(2) per line
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer out.Close()
+			srv := New(Config{AdminPassword: testPassword}, node, zerolog.New(out).Level(level).With().Timestamp().Logger())
 			handler := srv.App().Handler()
 			remote := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
 			b.ReportAllocs()

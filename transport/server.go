@@ -84,8 +84,9 @@ type Server struct {
 	adminFails *limiter // failed admin logins
 	logins     *loginGuard
 	judgeWrite *writeLimiter
-	lines      *lineLimiter // rate-limited request log lines
-	publicList *publicList  // encoded GET /api/project/list/public
+	lines      *lineLimiter  // rate-limited request log lines
+	publicList *publicList   // encoded GET /api/project/list/public
+	writeIdle  time.Duration // idle write timeout of every connection (listener.go)
 
 	ext extensions
 }
@@ -130,6 +131,7 @@ func New(cfg Config, node Node, log zerolog.Logger, opts ...Option) *Server {
 		judgeWrite: newWriteLimiter(cfg.JudgeWritesPerSec),
 		lines:      newLineLimiter(),
 		publicList: &publicList{node: node},
+		writeIdle:  idleWriteTimeout,
 	}
 	for _, o := range opts {
 		o(s)
@@ -212,7 +214,7 @@ func (s *Server) readyz(c *fiber.Ctx) error {
 // Listen serves on ln until Shutdown. Temporary accept errors (out of file descriptors)
 // are retried, never returned; writes to clients that stop reading time out.
 func (s *Server) Listen(ln net.Listener) error {
-	return s.app.Listener(newGuardedListener(ln, s.log, idleWriteTimeout))
+	return s.app.Listener(newGuardedListener(ln, s.log, s.writeIdle))
 }
 
 // Shutdown stops accepting connections, waits for in-flight requests (up to ctx's

@@ -103,6 +103,9 @@ func withLoginBudget(rate, burst float64) Option {
 	return func(s *Server) { s.logins.rate, s.logins.burst = rate, burst }
 }
 
+// withWriteIdle replaces the idle write timeout (tests).
+func withWriteIdle(d time.Duration) Option { return func(s *Server) { s.writeIdle = d } }
+
 // withJudgeWriteLimit replaces the judge write budget (tests).
 func withJudgeWriteLimit(rate, burst float64) Option {
 	return func(s *Server) { s.judgeWrite.rate, s.judgeWrite.burst = rate, burst }

@@ -86,7 +86,7 @@ func TestGeneratedAdminPassword(t *testing.T) {
 		t.Fatalf("login with another password: %d", c)
 	}
 	p.kill()
-	p2 := startBinary(t, dir, "ADMIN_PASSWORD=", "LOG_LEVEL=info")
+	p2 := startBinary(t, dir, "ADMIN_PASSWORD=", "LOG_LEVEL=debug") // successful requests log at debug
 	if c := adminLoginStatus(t, p2.base, pw); c != 200 {
 		t.Fatalf("login with the stored password after restart: %d", c)
 	}
