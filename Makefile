@@ -2,7 +2,7 @@
 GO ?= go
 DATA_DIR ?= ./data
 
-.PHONY: run build test vet bench loadtest cluster bench-cluster
+.PHONY: run build test vet bench bench-ratio loadtest cluster bench-cluster
 
 build:
 	$(GO) build -o ./podium ./cmd/podium
@@ -30,6 +30,14 @@ bench: build
 	$(GO) build -o ./loadtest-bin ./cmd/loadtest
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	./loadtest-bin -server ./podium -json bench-load-report.json $(BENCH_LOAD_ARGS)
+	./loadtest-bin -server ./podium -ratio -json bench-ratio-report.json $(BENCH_RATIO_ARGS)
+
+# Ratio benchmark alone (heartbeat vs judge actions; websocket hub vs a tuned
+# gorilla/websocket broadcaster; median of 5 rounds in one run).
+BENCH_RATIO_ARGS ?=
+bench-ratio: build
+	$(GO) build -o ./loadtest-bin ./cmd/loadtest
+	./loadtest-bin -server ./podium -ratio -json bench-ratio-report.json $(BENCH_RATIO_ARGS)
 
 # Three cluster nodes on loopback (SPEC §8a): HTTP 8081-8083, raft 7001-7003, data under
 # $(DATA_DIR)/node1..3, a generated secret kept in $(DATA_DIR)/cluster_secret. Ctrl-C

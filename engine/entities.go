@@ -96,6 +96,7 @@ func (s *State) place(p *Project, loc int) {
 	p.Location = loc
 	p.Group = s.Options.GroupOfTable(loc)
 	s.locIndex[loc] = p.ID
+	s.maxLocOK = false
 }
 
 // syncSeenCopies refreshes the judges' SeenProject copies (table, name, description) of

@@ -211,6 +211,7 @@ func (*ReassignProjects) Kind() string { return "project.reassign" }
 func (*ReassignProjects) apply(s *State, c *Ctx) (any, error) {
 	ps := s.ProjectsByLocation()
 	s.locIndex = make(map[int]ID, len(ps))
+	s.maxLocOK = false
 	changed := map[ID]*Project{}
 	ids := []ID{}
 	for i, p := range ps {

@@ -123,6 +123,7 @@ func (cmd *CreateProjects) apply(s *State, c *Ctx) (any, error) {
 		}
 		s.Projects[p.ID] = p
 		s.locIndex[loc] = p.ID
+		s.maxLoc = loc // maxLocation was called above: the cache is valid
 		res.IDs = append(res.IDs, p.ID)
 		c.emit(Event{Type: EvExpo, To: ToEveryone, Data: ExpoEvent{Action: "upsert", Project: p.Public()}})
 	}
@@ -251,6 +252,7 @@ func (cmd *DeleteProject) apply(s *State, c *Ctx) (any, error) {
 	s.Flags = slices.DeleteFunc(s.Flags, func(f Flag) bool { return f.ProjectID == pid })
 	if s.locIndex[p.Location] == pid {
 		delete(s.locIndex, p.Location)
+		s.maxLocOK = false
 	}
 	delete(s.Projects, pid)
 	s.forgetProject(pid)

@@ -40,6 +40,7 @@ type Metrics struct {
 
 	httpRequests *prometheus.CounterVec
 	httpDuration *prometheus.HistogramVec
+	requests     sync.Map // requestKey → *requestObs
 
 	commands   *prometheus.CounterVec
 	applyDur   prometheus.Histogram
@@ -125,7 +126,7 @@ func New() *Metrics {
 	m.wsDropped = newCounterVec("podium_ws_clients_dropped_total",
 		"Websocket clients disconnected by the server, by reason (slow|oversize|idle).", "reason", wsDropReasons)
 	m.wsBroadcast = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name: "podium_ws_broadcast_duration_seconds", Help: "Time to hand one message to every recipient's queue.",
+		Name: "podium_ws_broadcast_duration_seconds", Help: "Time to write one dispatch to every recipient (or its backlog).",
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1},
 	})
 	m.wsLost = prometheus.NewCounter(prometheus.CounterOpts{
@@ -187,10 +188,32 @@ func codeLabel(code int) string {
 	return s
 }
 
+// requestKey names the children of the HTTP families one request updates.
+type requestKey struct {
+	route, method string
+	code          int
+}
+
+// requestObs are those children, resolved once: a label lookup hashes and validates
+// every label value under a lock, twice per request otherwise.
+type requestObs struct {
+	count prometheus.Counter
+	dur   prometheus.Observer
+}
+
 // Request records one HTTP request (route is the route template or "unmatched").
 func (m *Metrics) Request(route, method string, code int, d time.Duration) {
-	m.httpRequests.WithLabelValues(route, method, codeLabel(code)).Inc()
-	m.httpDuration.WithLabelValues(route, method).Observe(d.Seconds())
+	k := requestKey{route, method, code}
+	v, ok := m.requests.Load(k)
+	if !ok {
+		v, _ = m.requests.LoadOrStore(k, &requestObs{
+			count: m.httpRequests.WithLabelValues(route, method, codeLabel(code)),
+			dur:   m.httpDuration.WithLabelValues(route, method),
+		})
+	}
+	o := v.(*requestObs)
+	o.count.Inc()
+	o.dur.Observe(d.Seconds())
 }
 
 // Throttled records a request refused by login throttling.
@@ -233,13 +256,13 @@ func (m *Metrics) WSConnections(role string, delta int) {
 	m.wsConns.WithLabelValues(role).Add(float64(delta))
 }
 
-// WSSent counts one message of type typ written to one connection.
-func (m *Metrics) WSSent(typ string) {
+// WSSent counts n messages of type typ written to connections (one each).
+func (m *Metrics) WSSent(typ string, n int) {
 	if c, ok := m.wsSentByTyp[typ]; ok {
-		c.Inc()
+		c.Add(float64(n))
 		return
 	}
-	m.wsSent.WithLabelValues(typ).Inc()
+	m.wsSent.WithLabelValues(typ).Add(float64(n))
 }
 
 // WSDropped counts a client the server disconnected (slow, oversize, idle).

@@ -2,10 +2,7 @@ package transport
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"net"
-	"strconv"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,21 +13,28 @@ import (
 )
 
 // The hub pushes events to websocket clients (SPEC §7). It is shaped after NATS's client
-// handling: every connection has its own bounded queue and one writer goroutine that owns
-// every write (pings included); the hub never blocks on a socket, hands the same encoded
-// bytes to every queue, and disconnects a client whose queue is full. The engine never
+// handling: the hub never blocks on a socket, encodes each message once for every
+// recipient, and disconnects a client that falls 64 deliveries behind. The engine never
 // waits for the hub: events arrive through a buffered channel that drops when full.
+// How a connection writes without a goroutine of its own is in wsconn.go.
 //
-// A queue entry is a delivery: every message one dispatch (one or more engine batches)
-// has for that client, in order. A CSV import of 500 projects is then one delivery of 500
-// expo messages, not 500 entries that would overflow every queue at once; a client is
-// slow when 64 deliveries wait for it.
+// A delivery is every message one dispatch (one or more engine batches) has for that
+// client, in order, written with one system call. A CSV import of 500 projects is then
+// one delivery of 500 expo messages, not 500 entries that would overflow every backlog at
+// once; a client is slow when 64 deliveries wait for it.
+//
+// A broadcast is written by up to 2×GOMAXPROCS goroutines, each over an interleaved
+// share of the connections (a non-blocking write per socket); smaller deliveries are
+// written by the hub goroutine itself. Events for an audience with no connection (admin
+// notifications when no dashboard is open, a judge without a socket, anything when
+// nobody is connected) are not encoded at all.
 
 const (
 	wsQueueLen     = 64      // deliveries queued per connection before it counts as slow
 	wsMaxInbound   = 4 << 10 // bytes; a bigger inbound message closes the connection
 	wsEventBacklog = 4096    // event batches waiting for the hub goroutine
 	wsDrainMax     = 256     // batches the hub coalesces into one dispatch
+	wsFanOutMin    = 256     // recipients from which a delivery is written by several goroutines
 
 	wsSocketSendBuffer = 128 << 10 // SO_SNDBUF of a websocket connection
 
@@ -60,11 +64,12 @@ var defaultHubTimings = hubTimings{
 type HubObserver interface {
 	// WSConnections adds delta to the open connections of role.
 	WSConnections(role string, delta int)
-	// WSSent counts one message of type typ written to one connection.
-	WSSent(typ string)
+	// WSSent counts n messages of type typ written to connections (one each).
+	WSSent(typ string, n int)
 	// WSDropped counts a client the server disconnected: slow, oversize or idle.
 	WSDropped(reason string)
-	// WSBroadcast records the time to hand one message to all its recipients' queues.
+	// WSBroadcast records the time to write one dispatch to all its recipients (or
+	// their backlogs).
 	WSBroadcast(d time.Duration)
 	// WSEventsLost counts event batches dropped because the hub's backlog was full.
 	WSEventsLost(n int)
@@ -73,179 +78,10 @@ type HubObserver interface {
 type nopHubObserver struct{}
 
 func (nopHubObserver) WSConnections(string, int) {}
-func (nopHubObserver) WSSent(string)             {}
+func (nopHubObserver) WSSent(string, int)        {}
 func (nopHubObserver) WSDropped(string)          {}
 func (nopHubObserver) WSBroadcast(time.Duration) {}
 func (nopHubObserver) WSEventsLost(int)          {}
-
-// wsMsg is one encoded server message, shared by every recipient. The per-connection
-// seq goes between head and tail, so a broadcast is encoded once:
-// head = `{"type":"clock","seq":`, tail = `,"data":{...}}`.
-type wsMsg struct {
-	typ  string
-	head []byte
-	tail []byte
-}
-
-func newWSMsg(typ string, data any) (*wsMsg, error) {
-	d, err := json.Marshal(data)
-	if err != nil {
-		return nil, err
-	}
-	t, _ := json.Marshal(typ)
-	head := make([]byte, 0, len(t)+16)
-	head = append(append(append(head, `{"type":`...), t...), `,"seq":`...)
-	tail := make([]byte, 0, len(d)+10)
-	tail = append(append(append(tail, `,"data":`...), d...), '}')
-	return &wsMsg{typ: typ, head: head, tail: tail}, nil
-}
-
-// client is one websocket connection. Its reader is the handler goroutine; its writer
-// goroutine owns every write.
-type client struct {
-	h    *hub
-	ws   *fastws.Conn // the library's connection (not the pooled contrib wrapper)
-	ip   string
-	send chan []*wsMsg // deliveries
-	quit chan struct{} // closed by kill
-	done chan struct{} // closed when the writer has returned
-
-	once      sync.Once
-	reason    string // drop reason (metrics); set once, read after quit is closed
-	closeCode int    // close frame the writer sends (0 = none)
-	closeText string
-
-	// guarded by hub.mu
-	roles
-	role string // the role counted in the connections gauge
-}
-
-// roles says what a connection proved. The hashes of cookie sessions and judge tokens
-// are kept so that a session that ends (logout, a newer login, expiry) ends the
-// connection too.
-type roles struct {
-	admin     bool
-	adminHash string    // admin session hash; "" when proved by password
-	judge     engine.ID // zero = not a judge
-	judgeHash string
-}
-
-func (c *client) roleName() string {
-	switch {
-	case c.admin:
-		return roleAdmin
-	case !c.judge.IsZero():
-		return roleJudge
-	}
-	return roleAnonymous
-}
-
-// enqueue hands a delivery to the client's writer without blocking; a full queue
-// disconnects the client as slow.
-func (c *client) enqueue(d []*wsMsg) {
-	if len(d) == 0 {
-		return
-	}
-	select {
-	case c.send <- d:
-	default:
-		c.kill(dropSlow, 0, "")
-	}
-}
-
-// kill ends the connection once. It wakes the reader at once (a read deadline in the
-// past: the library's Close does not close a hijacked socket, fasthttp does after the
-// handler returns); the writer then sends the close frame when code is not 0. A slow
-// client's writer is woken too: it is stuck in a write the client will never read.
-func (c *client) kill(reason string, code int, text string) {
-	c.once.Do(func() {
-		c.reason, c.closeCode, c.closeText = reason, code, text
-		close(c.quit)
-		nc := c.ws.NetConn()
-		_ = nc.SetReadDeadline(longAgo)
-		if reason == dropSlow {
-			_ = nc.SetWriteDeadline(longAgo)
-		}
-	})
-}
-
-// longAgo is a deadline that has passed: it makes blocked reads and writes return.
-var longAgo = time.Unix(1, 0)
-
-// killed reports whether kill was called.
-func (c *client) killed() bool {
-	select {
-	case <-c.quit:
-		return true
-	default:
-		return false
-	}
-}
-
-// writeLoop is the connection's only writer: queued messages with their seq, pings, and
-// the final close frame.
-func (c *client) writeLoop() {
-	defer close(c.done)
-	t := c.h.t
-	ping := time.NewTicker(t.Ping)
-	defer ping.Stop()
-	var seq uint64
-	num := make([]byte, 0, 20)
-	for {
-		select {
-		case d := <-c.send:
-			for _, m := range d {
-				seq++
-				if err := c.write(m, strconv.AppendUint(num[:0], seq, 10)); err != nil {
-					c.writeFailed(err)
-					return
-				}
-				c.h.obs.WSSent(m.typ)
-			}
-		case <-ping.C:
-			if err := c.ws.WriteControl(fastws.PingMessage, nil, time.Now().Add(t.WriteTimeout)); err != nil {
-				c.writeFailed(err)
-				return
-			}
-		case <-c.quit:
-			if c.closeCode != 0 {
-				_ = c.ws.WriteControl(fastws.CloseMessage, fastws.FormatCloseMessage(c.closeCode, c.closeText), time.Now().Add(time.Second))
-			}
-			return
-		}
-	}
-}
-
-func (c *client) write(m *wsMsg, seq []byte) error {
-	if err := c.ws.SetWriteDeadline(time.Now().Add(c.h.t.WriteTimeout)); err != nil {
-		return err
-	}
-	w, err := c.ws.NextWriter(fastws.TextMessage)
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(m.head); err != nil {
-		return err
-	}
-	if _, err := w.Write(seq); err != nil {
-		return err
-	}
-	if _, err := w.Write(m.tail); err != nil {
-		return err
-	}
-	return w.Close()
-}
-
-// writeFailed ends the connection after a failed write; a write that timed out means the
-// client stopped reading.
-func (c *client) writeFailed(err error) {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		c.kill(dropSlow, 0, "")
-		return
-	}
-	c.kill("", 0, "")
-}
 
 // hub routes events to clients.
 type hub struct {
@@ -260,7 +96,7 @@ type hub struct {
 
 	mu      sync.RWMutex
 	closing bool
-	clients map[*client]struct{}
+	clients []*client // every registered client; client.idx is its position
 	admins  map[*client]struct{}
 	judges  map[engine.ID]map[*client]struct{}
 	count   atomic.Int64   // len(clients), read without the lock
@@ -276,6 +112,7 @@ type hub struct {
 	statsDirty  bool
 	statsTimer  *time.Timer
 	statsTimerC <-chan time.Time
+	scratch     [][]byte // one frame buffer per fan-out goroutine
 }
 
 func newHub(s *Server, t hubTimings, obs HubObserver) *hub {
@@ -283,14 +120,18 @@ func newHub(s *Server, t hubTimings, obs HubObserver) *hub {
 		s: s, t: t, obs: obs, max: s.cfg.MaxWSConnections, maxIP: s.cfg.MaxWSPerIP, perIP: map[string]int{},
 		events: make(chan []engine.Event, wsEventBacklog),
 		stop:   make(chan struct{}), stopped: make(chan struct{}),
-		clients: map[*client]struct{}{}, admins: map[*client]struct{}{},
-		judges: map[engine.ID]map[*client]struct{}{},
+		admins: map[*client]struct{}{}, judges: map[engine.ID]map[*client]struct{}{},
 	}
 }
 
 // publish is the node's event sink. It runs in the writer goroutine after durability and
 // never blocks: when the hub's backlog is full the batch is dropped and counted.
 func (h *hub) publish(evs []engine.Event) {
+	if h.count.Load() == 0 {
+		// Nobody to tell. A client registering now reads the state after this
+		// change (the engine applied it before publishing) in its hello.
+		return
+	}
 	select {
 	case <-h.stop: // shut down: nobody to tell
 		return
@@ -349,6 +190,7 @@ func (h *hub) run() {
 		select {
 		case <-check.C:
 			h.revalidate()
+			h.pingAll()
 		case evs := <-h.events:
 			all := evs
 		drain:
@@ -383,7 +225,7 @@ func (h *hub) revalidate() {
 	}
 	var list []proof
 	h.mu.RLock()
-	for c := range h.clients {
+	for _, c := range h.clients {
 		if c.adminHash != "" || c.judgeHash != "" {
 			list = append(list, proof{c, c.roles})
 		}
@@ -407,24 +249,33 @@ func (h *hub) revalidate() {
 		}
 	})
 	for _, c := range ended {
-		c.kill("", fastws.ClosePolicyViolation, "session ended")
+		c.kill("", closeMsg(fastws.ClosePolicyViolation, "session ended"))
 	}
 }
 
 // dispatch encodes each event once and hands every client one delivery with the
 // messages meant for it, in order. Clients with the same view share one slice: everyone
 // messages for anonymous clients, everyone+admin messages for admins, and per judge the
-// everyone messages plus that judge's own.
+// everyone messages plus that judge's own. Events whose audience has no connection are
+// skipped before they are encoded.
 func (h *hub) dispatch(evs []engine.Event) {
 	type addressed struct {
 		m  *wsMsg
 		to engine.Audience
 		j  engine.ID
 	}
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	msgs := make([]addressed, 0, len(evs))
 	var forAll, forAdmins []*wsMsg
 	judgeEvents := false
 	for _, ev := range evs {
+		switch {
+		case ev.To == engine.ToEveryone && len(h.clients) == 0,
+			ev.To == engine.ToAdmins && len(h.admins) == 0,
+			ev.To == engine.ToJudge && len(h.judges[ev.Judge]) == 0:
+			continue
+		}
 		m, err := newWSMsg(ev.Type, ev.Data)
 		if err != nil {
 			h.s.log.Error().Err(err).Str("type", ev.Type).Msg("encode websocket event")
@@ -455,7 +306,6 @@ func (h *hub) dispatch(evs []engine.Event) {
 		return out
 	}
 	start := time.Now()
-	h.mu.RLock()
 	var forJudge map[engine.ID][]*wsMsg
 	if judgeEvents {
 		forJudge = map[engine.ID][]*wsMsg{}
@@ -463,41 +313,112 @@ func (h *hub) dispatch(evs []engine.Event) {
 			if a.to != engine.ToJudge {
 				continue
 			}
-			if _, done := forJudge[a.j]; !done && len(h.judges[a.j]) > 0 {
+			if _, done := forJudge[a.j]; !done {
 				forJudge[a.j] = view(false, a.j)
 			}
 		}
 	}
-	deliver := func(c *client) {
-		d := forAll
+	pick := func(c *client) []*wsMsg {
 		switch {
 		case c.admin && forJudge[c.judge] != nil:
-			d = view(true, c.judge)
+			return view(true, c.judge)
 		case c.admin:
-			d = forAdmins
+			return forAdmins
 		case forJudge[c.judge] != nil:
-			d = forJudge[c.judge]
+			return forJudge[c.judge]
 		}
-		c.enqueue(d)
+		return forAll
 	}
 	if len(forAll) > 0 {
-		for c := range h.clients {
-			deliver(c)
-		}
+		h.fanOut(h.clients, pick)
 	} else { // only admins and some judges have something: skip everyone else
+		some := make([]*client, 0, len(h.admins))
 		for c := range h.admins {
-			deliver(c)
+			some = append(some, c)
 		}
 		for j := range forJudge {
 			for c := range h.judges[j] {
 				if !c.admin {
-					deliver(c)
+					some = append(some, c)
+				}
+			}
+		}
+		h.fanOut(some, pick)
+	}
+	h.obs.WSBroadcast(time.Since(start))
+}
+
+// fanOut writes pick(c) to every client of list: on the calling goroutine for a few
+// clients, else on 2×GOMAXPROCS goroutines over interleaved shares of the list. Writes
+// never block (see client.deliver), so one slow socket holds up nobody. Hub goroutine
+// only (it owns the scratch buffers).
+func (h *hub) fanOut(list []*client, pick func(c *client) []*wsMsg) {
+	w := 1
+	if len(list) >= wsFanOutMin {
+		w = 2 * runtime.GOMAXPROCS(0)
+	}
+	for len(h.scratch) < w {
+		h.scratch = append(h.scratch, nil)
+	}
+	tallies := make([]sentTally, w)
+	run := func(k int) {
+		t := sentTally{}
+		buf := &h.scratch[k]
+		for i := k; i < len(list); i += w {
+			c := list[i]
+			if d := pick(c); len(d) > 0 && c.deliver(d, buf) > 0 {
+				t.add(d)
+			}
+		}
+		if cap(*buf) > 64<<10 { // a big import's frames: do not keep them
+			*buf = nil
+		}
+		tallies[k] = t
+	}
+	if w == 1 {
+		run(0)
+	} else {
+		var wg sync.WaitGroup
+		for k := 1; k < w; k++ {
+			wg.Add(1)
+			go func() { defer wg.Done(); run(k) }()
+		}
+		run(0)
+		wg.Wait()
+	}
+	for _, t := range tallies {
+		for _, e := range t {
+			for _, m := range e.d {
+				if m.op == 0 {
+					h.obs.WSSent(m.typ, e.n)
 				}
 			}
 		}
 	}
-	h.mu.RUnlock()
-	h.obs.WSBroadcast(time.Since(start))
+}
+
+// sentTally counts, per distinct delivery slice, the clients that took it.
+type sentTally map[**wsMsg]*sentCount
+
+type sentCount struct {
+	d []*wsMsg
+	n int
+}
+
+func (t sentTally) add(d []*wsMsg) {
+	if e := t[&d[0]]; e != nil {
+		e.n++
+		return
+	}
+	t[&d[0]] = &sentCount{d: d, n: 1}
+}
+
+// pingAll pings every connection whose socket is not busy (hub goroutine).
+func (h *hub) pingAll() {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	ping := []*wsMsg{pingMsg}
+	h.fanOut(h.clients, func(*client) []*wsMsg { return ping })
 }
 
 // coalesce merges what dashboards need only once per dispatch: all audit lines into one
@@ -606,148 +527,6 @@ func (h *hub) sendStats() {
 	h.dispatch([]engine.Event{{Type: engine.EvStats, To: engine.ToAdmins, Data: st}})
 }
 
-// helloData is the data of a "hello" message; each field has the shape of the matching
-// event's data. Judge fields appear only for a judge.
-type helloData struct {
-	Role         string                   `json:"role"`
-	Clock        engine.ClockEvent        `json:"clock"`
-	Deliberation engine.DeliberationEvent `json:"deliberation"`
-	GroupInfo    engine.GroupInfo         `json:"group_info"`
-	*helloJudge
-}
-
-type helloJudge struct {
-	Current *engine.ID `json:"current"`
-	Group   int        `json:"group"`
-}
-
-// register adds c with its roles and queues its hello (and, for an admin, the current
-// stats). It refuses when the hub is closing or full. A registered client's handler
-// must call h.handlers.Done when it returns.
-func (h *hub) register(c *client, r roles) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closing || h.admitLocked(c.ip, r.admin) != nil {
-		return false
-	}
-	h.handlers.Add(1) // under the lock with closing false: never concurrent with Wait from zero
-	h.clients[c] = struct{}{}
-	h.perIP[c.ip]++
-	h.count.Store(int64(len(h.clients)))
-	c.role = roleAnonymous
-	h.obs.WSConnections(roleAnonymous, 1)
-	h.setRolesLocked(c, r)
-	return true
-}
-
-// authenticate adds roles to a connected client and sends a new hello.
-func (h *hub) authenticate(c *client, r roles) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if _, ok := h.clients[c]; !ok {
-		return
-	}
-	if !r.admin && c.admin { // keep the admin role when a judge token is added
-		r.admin, r.adminHash = true, c.adminHash
-	}
-	if r.judge.IsZero() {
-		r.judge, r.judgeHash = c.judge, c.judgeHash
-	}
-	h.setRolesLocked(c, r)
-}
-
-// setRolesLocked updates c's roles and indexes and queues a hello built from the state
-// read now. Holding the hub lock while reading keeps hello and events in order: an event
-// is dispatched either before (hello already shows its effect) or after (c receives it).
-func (h *hub) setRolesLocked(c *client, r roles) {
-	if c.admin != r.admin {
-		if r.admin {
-			h.admins[c] = struct{}{}
-		} else {
-			delete(h.admins, c)
-		}
-	}
-	if r.judge != c.judge {
-		h.removeJudgeLocked(c)
-		if !r.judge.IsZero() {
-			set := h.judges[r.judge]
-			if set == nil {
-				set = map[*client]struct{}{}
-				h.judges[r.judge] = set
-			}
-			set[c] = struct{}{}
-		}
-	}
-	c.roles = r
-	if r := c.roleName(); r != c.role {
-		h.obs.WSConnections(c.role, -1)
-		h.obs.WSConnections(r, 1)
-		c.role = r
-	}
-	hello := helloData{Role: c.role}
-	var stats engine.AdminStats
-	now := time.Now().UnixMilli()
-	h.s.node.Read(func(s *engine.State) {
-		clk := s.Options.Clock
-		hello.Clock = engine.ClockEvent{Running: clk.Running, Time: clk.Elapsed(now), StartTime: clk.StartTime, PauseTime: clk.PauseTime}
-		hello.Deliberation = engine.DeliberationEvent{On: s.Options.Deliberation}
-		hello.GroupInfo = s.GroupInfoView()
-		if !c.judge.IsZero() {
-			hj := &helloJudge{}
-			if j, ok := s.Judges[c.judge]; ok {
-				hj.Group = j.Group
-				if !j.Current.IsZero() {
-					cur := j.Current
-					hj.Current = &cur
-				}
-			}
-			hello.helloJudge = hj
-		}
-		if c.admin {
-			stats = s.AdminStats("")
-		}
-	})
-	var d []*wsMsg
-	if m, err := newWSMsg("hello", hello); err == nil {
-		d = append(d, m)
-	}
-	if c.admin {
-		if m, err := newWSMsg(engine.EvStats, stats); err == nil {
-			d = append(d, m)
-		}
-	}
-	c.enqueue(d)
-}
-
-func (h *hub) removeJudgeLocked(c *client) {
-	if c.judge.IsZero() {
-		return
-	}
-	if set := h.judges[c.judge]; set != nil {
-		delete(set, c)
-		if len(set) == 0 {
-			delete(h.judges, c.judge)
-		}
-	}
-}
-
-// unregister removes c from every index.
-func (h *hub) unregister(c *client) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if _, ok := h.clients[c]; !ok {
-		return
-	}
-	delete(h.clients, c)
-	delete(h.admins, c)
-	if h.perIP[c.ip]--; h.perIP[c.ip] <= 0 {
-		delete(h.perIP, c.ip)
-	}
-	h.removeJudgeLocked(c)
-	h.count.Store(int64(len(h.clients)))
-	h.obs.WSConnections(c.role, -1)
-}
-
 // shutdown closes every connection with 1001 (going away), stops the hub goroutine and
 // waits for the connection handlers (hard-closing sockets that do not finish in time).
 func (h *hub) shutdown(ctx context.Context) error {
@@ -757,8 +536,8 @@ func (h *hub) shutdown(ctx context.Context) error {
 		return nil
 	}
 	h.closing = true
-	for c := range h.clients {
-		c.kill("", fastws.CloseGoingAway, "server shutting down")
+	for _, c := range h.clients {
+		c.kill("", closeMsg(fastws.CloseGoingAway, "server shutting down"))
 	}
 	h.mu.Unlock()
 	close(h.stop)
@@ -775,8 +554,8 @@ func (h *hub) shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	h.mu.RLock()
-	for c := range h.clients {
-		_ = c.ws.NetConn().SetDeadline(longAgo)
+	for _, c := range h.clients {
+		_ = c.nc.SetDeadline(longAgo)
 	}
 	h.mu.RUnlock()
 	select {

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"encoding/hex"
+	"strconv"
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
@@ -36,11 +38,12 @@ func (s *Server) routesJudging(r fiber.Router) {
 
 // nextBody is the answer of POST /api/judge/next: a project id, or a reason and no
 // project_id key at all.
-func nextBody(res engine.NextResult) fiber.Map {
+func nextBody(res engine.NextResult) []byte {
 	if res.Reason != "" {
-		return fiber.Map{"reason": res.Reason}
+		return append(appendJSONString(append(make([]byte, 0, 48), `{"reason":`...), res.Reason), '}')
 	}
-	return fiber.Map{"project_id": res.ProjectID}
+	b := append(make([]byte, 0, 48), `{"project_id":"`...)
+	return append(hex.AppendEncode(b, res.ProjectID[:]), `"}`...)
 }
 
 func (s *Server) judgeNext(c *fiber.Ctx) error {
@@ -60,7 +63,7 @@ func (s *Server) judgeNext(c *fiber.Ctx) error {
 		}
 		res = out.(engine.NextResult)
 	}
-	return c.JSON(nextBody(res))
+	return sendJSON(c, nextBody(res))
 }
 
 type skipReq struct {
@@ -224,7 +227,7 @@ func (s *Server) projectCount(c *fiber.Ctx) error {
 	id := judgeID(c)
 	n := 0
 	s.node.Read(func(st *engine.State) { n = st.ProjectCount(id) })
-	return c.JSON(fiber.Map{"count": n})
+	return sendJSON(c, append(strconv.AppendInt(append(make([]byte, 0, 24), `{"count":`...), int64(n), 10), '}'))
 }
 
 // crowdMu lets one request at a time recompute Crowd-BT; the others wait for its result.

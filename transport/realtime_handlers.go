@@ -2,7 +2,6 @@ package transport
 
 import (
 	"encoding/json"
-	"errors"
 	"net"
 	"net/http"
 	"net/url"
@@ -11,9 +10,9 @@ import (
 	"time"
 
 	fastws "github.com/fasthttp/websocket"
-	"github.com/gofiber/contrib/websocket"
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/valyala/fasthttp"
 )
 
 // realtimeExt is the server's realtime part: the hub, its observer and the metrics
@@ -68,28 +67,34 @@ func (s *Server) routesRealtime(r fiber.Router) {
 	s.node.SetEventSink(h.publish)
 	s.onShutdown(h.shutdown)
 
-	r.Get("/api/ws", s.wsUpgrade, websocket.New(h.serve, websocket.Config{
+	// The library does the handshake; the hub takes the raw socket from there
+	// (wsconn.go). Hijacked connections are then the hub's to close: fasthttp releases
+	// its request context, read buffer and goroutine at once instead of holding them
+	// for the connection's life.
+	s.app.Server().KeepHijackedConns = true
+	up := &fastws.FastHTTPUpgrader{
 		// Origins are checked by wsUpgrade (the server's own origin depends on the
 		// request when PUBLIC_URL is unset, which a static list cannot express).
-		Origins:         []string{"*"},
-		ReadBufferSize:  1024,
-		WriteBufferSize: 4096,
+		CheckOrigin:     func(*fasthttp.RequestCtx) bool { return true },
+		ReadBufferSize:  128, // the library's connection is dropped right after the handshake
 		WriteBufferPool: &sync.Pool{},
-		RecoverHandler: func(conn *websocket.Conn) {
-			if v := recover(); v != nil {
-				s.log.Error().Interface("panic", v).Msg("websocket handler panicked")
-				if conn.Conn != nil {
-					_ = conn.NetConn().SetDeadline(longAgo)
-				}
-			}
-		},
-	}))
+	}
+	r.Get("/api/ws", s.wsUpgrade, func(c *fiber.Ctx) error {
+		p, _ := c.Locals(localWS).(*wsPeer)
+		if p == nil {
+			p = &wsPeer{}
+		}
+		if err := up.Upgrade(c.Context(), func(conn *fastws.Conn) { h.start(conn.NetConn(), p) }); err != nil {
+			return fiber.ErrUpgradeRequired
+		}
+		return nil
+	})
 }
 
 // wsUpgrade vets an upgrade request before the library takes it: origin (403),
 // connection cap (503), and the roles its cookies or headers prove.
 func (s *Server) wsUpgrade(c *fiber.Ctx) error {
-	if !websocket.IsWebSocketUpgrade(c) {
+	if !fastws.FastHTTPIsWebSocketUpgrade(c.Context()) {
 		return &httpError{status: fiber.StatusUpgradeRequired, msg: "websocket upgrade required"}
 	}
 	if !s.originAllowed(c) {
@@ -202,69 +207,72 @@ func normalOrigin(raw string) string {
 	return scheme + "://" + host
 }
 
-// serve runs one connection. It stays blocked for the connection's whole life as its
-// reader and returns only after the writer has finished: the library reuses conn after.
-func (h *hub) serve(conn *websocket.Conn) {
-	p, _ := conn.Locals(localWS).(*wsPeer)
-	if p == nil {
-		p = &wsPeer{}
+// start takes the socket of an upgraded connection (hjc, fasthttp's wrapper, whose
+// buffered bytes are read out first) and runs its reader goroutine. It returns at once:
+// the hijack handler and everything fasthttp holds for it end here.
+func (h *hub) start(hjc net.Conn, p *wsPeer) {
+	nc, pre := takeConn(hjc)
+	// Bound the kernel's send buffer (see wsUpgrade; the listener's wrapper hides the
+	// TCP connection there): a client that stops reading is dropped after about
+	// wsSocketSendBuffer plus its backlog, not the MiBs Linux autotuning allows.
+	if tc, ok := nc.(interface{ SetWriteBuffer(int) error }); ok {
+		_ = tc.SetWriteBuffer(wsSocketSendBuffer)
 	}
-	c := &client{
-		h: h, ws: conn.Conn, ip: p.ip,
-		send: make(chan []*wsMsg, wsQueueLen),
-		quit: make(chan struct{}), done: make(chan struct{}),
-	}
+	c := newClient(h, nc, pre, p.ip)
 	if !h.register(c, p.roles) {
-		_ = c.ws.WriteControl(fastws.CloseMessage, fastws.FormatCloseMessage(fastws.CloseTryAgainLater, "server full or shutting down"), time.Now().Add(time.Second))
+		c.kill("", closeMsg(fastws.CloseTryAgainLater, "server full or shutting down"))
+		c.finish()
+		_ = nc.Close()
 		return
 	}
+	go h.serve(c)
+}
+
+// takeConn returns the connection under fasthttp's hijack wrapper and the bytes its
+// reader had buffered (normally none: a client waits for the handshake's answer before
+// it sends). The wrapper's reader is released when the hijack handler returns.
+func takeConn(hjc net.Conn) (net.Conn, []byte) {
+	u, ok := hjc.(interface{ UnsafeConn() net.Conn })
+	if !ok {
+		return hjc, nil
+	}
+	raw := u.UnsafeConn()
+	if w, ok := raw.(interface{ plainConn() net.Conn }); ok {
+		raw = w.plainConn() // the hub sets its own write deadlines
+	}
+	// With a deadline in the past, a read returns what is buffered or fails at once.
+	_ = raw.SetReadDeadline(longAgo)
+	var pre []byte
+	var buf [512]byte
+	for {
+		n, err := hjc.Read(buf[:])
+		pre = append(pre, buf[:n]...)
+		if err != nil || n == 0 {
+			break
+		}
+	}
+	_ = raw.SetReadDeadline(time.Time{})
+	return raw, pre
+}
+
+// serve is the connection's reader goroutine, its only goroutine while nothing waits to
+// be written. It closes the socket when the connection ends.
+func (h *hub) serve(c *client) {
 	defer h.handlers.Done()
-	go c.writeLoop()
 	defer func() {
-		c.kill("", fastws.CloseInternalServerErr, "") // no-op unless the reader panicked
+		if v := recover(); v != nil {
+			h.s.log.Error().Interface("panic", v).Msg("websocket handler panicked")
+			c.kill("", closeMsg(fastws.CloseInternalServerErr, ""))
+		}
 		h.unregister(c)
-		<-c.done
+		c.finish()
+		_ = c.nc.Close()
 		if c.reason != "" {
 			h.obs.WSDropped(c.reason)
 		}
 	}()
 	c.kill(c.readLoop())
 }
-
-// readLoop reads until the connection ends and says why it ended: a drop reason with
-// its close frame, or "" for an ordinary end.
-func (c *client) readLoop() (reason string, code int, text string) {
-	ws, t := c.ws, c.h.t
-	ws.SetReadLimit(wsMaxInbound)
-	ws.SetPongHandler(func(string) error {
-		if c.killed() {
-			return errConnKilled
-		}
-		return ws.SetReadDeadline(time.Now().Add(t.ReadTimeout))
-	})
-	for {
-		// Set the deadline before looking at quit: a kill after the check moves the
-		// deadline into the past and wakes the read below.
-		_ = ws.SetReadDeadline(time.Now().Add(t.ReadTimeout))
-		if c.killed() {
-			return "", 0, ""
-		}
-		_, data, err := ws.ReadMessage()
-		if err != nil {
-			var ne net.Error
-			switch {
-			case errors.Is(err, fastws.ErrReadLimit):
-				return dropOversize, fastws.CloseMessageTooBig, "message too big"
-			case errors.As(err, &ne) && ne.Timeout():
-				return dropIdle, fastws.CloseGoingAway, "idle"
-			}
-			return "", fastws.CloseNormalClosure, ""
-		}
-		c.h.inbound(c, data)
-	}
-}
-
-var errConnKilled = errors.New("connection closed by the server")
 
 // wsInbound is a client message. Only "auth" means something; others are ignored.
 type wsInbound struct {
@@ -286,7 +294,7 @@ func (h *hub) inbound(c *client, data []byte) {
 	if m.Token != nil {
 		id, ok := s.judgeFromToken(*m.Token)
 		if !ok {
-			c.kill("", fastws.ClosePolicyViolation, "authentication failed")
+			c.kill("", closeMsg(fastws.ClosePolicyViolation, "authentication failed"))
 			return
 		}
 		r.judge, r.judgeHash = id, hashToken(*m.Token)
@@ -295,18 +303,18 @@ func (h *hub) inbound(c *client, data []byte) {
 		key := "admin:" + c.ip
 		if n, _ := s.adminFails.peek(key); n >= adminFailLimit {
 			s.obs.Throttled("admin_login")
-			c.kill("", fastws.ClosePolicyViolation, "too many failed logins")
+			c.kill("", closeMsg(fastws.ClosePolicyViolation, "too many failed logins"))
 			return
 		}
 		if !s.passwordOK(*m.Password) {
 			s.adminFails.hit(key)
-			c.kill("", fastws.ClosePolicyViolation, "authentication failed")
+			c.kill("", closeMsg(fastws.ClosePolicyViolation, "authentication failed"))
 			return
 		}
 		r.admin = true
 	}
 	if !r.admin && r.judge.IsZero() {
-		c.kill("", fastws.ClosePolicyViolation, "authentication failed")
+		c.kill("", closeMsg(fastws.ClosePolicyViolation, "authentication failed"))
 		return
 	}
 	h.authenticate(c, r)

@@ -95,12 +95,32 @@ func ok(c *fiber.Ctx) error {
 	return c.Send(okBody)
 }
 
+var okZeroBody = []byte(`{"ok":0}`)
+
 // okFlag answers {"ok":1} or {"ok":0}.
 func okFlag(c *fiber.Ctx, v bool) error {
 	if v {
-		return c.JSON(fiber.Map{"ok": 1})
+		return ok(c)
 	}
-	return c.JSON(fiber.Map{"ok": 0})
+	return sendJSON(c, okZeroBody)
+}
+
+// sendJSON answers with b, already encoded JSON (hot routes encode by hand instead of
+// by reflection).
+func sendJSON(c *fiber.Ctx, b []byte) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Send(b)
+}
+
+// appendJSONString appends s as a JSON string (as encoding/json would, HTML-safe).
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if ch := s[i]; ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\' || ch == '<' || ch == '>' || ch == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }
 
 // bindJSON decodes the request body into v. An empty body is an error unless optional

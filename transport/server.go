@@ -187,7 +187,7 @@ func (s *Server) routes() {
 	}
 	app.Use(s.bodyGuard)
 
-	app.Get("/healthz", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"ok": 1}) })
+	app.Get("/healthz", func(c *fiber.Ctx) error { return ok(c) })
 	app.Get("/readyz", s.readyz)
 
 	api := app.Group("/api")

@@ -917,7 +917,7 @@ func BenchmarkWSIdleMemory(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		cmd := exec.Command(bin)
 		cmd.Env = append(os.Environ(), "DATA_DIR="+filepath.Join(dir, fmt.Sprint("data", i)), "PORT=0",
-			"ADMIN_PASSWORD=bench", "LOG_LEVEL=warn", "METRICS_ADDR=")
+			"ADMIN_PASSWORD=bench", "LOG_LEVEL=warn", "METRICS_ADDR=", fmt.Sprintf("MAX_WS_PER_IP=%d", 2*n))
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			b.Fatal(err)

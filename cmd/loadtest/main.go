@@ -9,6 +9,7 @@
 //	loadtest -server ./podium -crash 5 -judges 100 -projects 300
 //	loadtest -url http://127.0.0.1:8081,http://127.0.0.1:8082,http://127.0.0.1:8083 -admin-password secret -judges 90
 //	loadtest -server ./podium -cluster 3 -kill-leader-after 10s -judges 90 -duration 30s
+//	loadtest -server ./podium -ratio    (heartbeat vs judge actions, hub vs gorilla baseline)
 package main
 
 import (
@@ -70,7 +71,29 @@ func main() {
 	flag.IntVar(&cfg.Creators, "creators", 1, "crash mode: admin clients creating projects/judges during each cycle")
 	flag.StringVar(&jsonPath, "json", "loadtest-report.json", "write the JSON report here (empty: don't)")
 	flag.BoolVar(&strict, "strict", false, "exit 1 when there were errors, violations or lost writes")
+	var ratio bool
+	var rc loadtest.RatioConfig
+	var baselineAddr string
+	flag.BoolVar(&ratio, "ratio", false, "ratio benchmark: heartbeat vs judge actions, and the websocket hub vs a tuned gorilla/websocket broadcaster, median of -rounds")
+	flag.IntVar(&rc.Rounds, "rounds", 5, "ratio: rounds (the median is reported)")
+	flag.DurationVar(&rc.Phase, "phase", 4*time.Second, "ratio: length of each HTTP phase")
+	flag.IntVar(&rc.Conns, "ratio-judges", 64, "ratio: judges (and heartbeat connections)")
+	flag.IntVar(&rc.Projects, "ratio-projects", 2000, "ratio: projects")
+	flag.IntVar(&rc.Sockets, "sockets", 10000, "ratio: idle websockets and broadcast watchers per side (-1: skip the websocket part)")
+	flag.IntVar(&rc.Broadcasts, "broadcasts", 20, "ratio: broadcasts per round and side")
+	flag.StringVar(&rc.WSDataRoot, "ws-data-root", "", "ratio: where the websocket servers keep their data (e.g. /dev/shm to take the disk's fsync out of the broadcast comparison)")
+	flag.StringVar(&baselineAddr, "baseline-ws", "", "serve the gorilla/websocket baseline broadcaster on this address (used by -ratio)")
 	flag.Parse()
+	if baselineAddr != "" {
+		if err := loadtest.ServeBaseline(baselineAddr); err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if ratio {
+		os.Exit(runRatio(rc, jsonPath, env))
+	}
 	cfg.ServerEnv = env
 	if urls != "" {
 		cfg.URL = urls
@@ -121,4 +144,54 @@ func main() {
 	if strict && rep.Failed() {
 		os.Exit(1)
 	}
+}
+
+func runRatio(rc loadtest.RatioConfig, jsonPath string, env []string) int {
+	if flagServer := flag.Lookup("server").Value.String(); flagServer != "" {
+		rc.ServerBin = flagServer
+	}
+	if rc.ServerBin == "" {
+		fmt.Fprintln(os.Stderr, "loadtest: -ratio needs -server <podium binary>")
+		return 2
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		return 1
+	}
+	rc.BaselineCmd = []string{self, "-baseline-ws", "127.0.0.1:0"}
+	rc.LogLevel = flag.Lookup("server-log-level").Value.String()
+	if !isFlagSet("server-log-level") {
+		rc.LogLevel = "info" // production default: the request log line is part of the cost
+	}
+	rc.ServerEnv = env
+	rc.Log = func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, time.Now().UTC().Format("15:04:05 ")+format+"\n", args...)
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	rep, err := loadtest.RunRatio(ctx, rc)
+	if rep != nil {
+		rep.Print(os.Stdout)
+		if jsonPath != "" && jsonPath != "loadtest-report.json" {
+			if werr := rep.WriteJSON(jsonPath); werr != nil {
+				fmt.Fprintln(os.Stderr, "loadtest:", werr)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		return 1
+	}
+	return 0
+}
+
+func isFlagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
 }

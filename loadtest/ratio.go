@@ -1,0 +1,467 @@
+package loadtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// The ratio benchmark (`loadtest -ratio`) measures Podium against yardsticks run in the
+// same process tree at the same time, so that a busy shared machine moves both sides
+// alike: the heartbeat (GET /healthz) against judge actions (next → finish), and the
+// websocket hub against a tuned gorilla/websocket broadcaster (baseline.go) for memory
+// per idle connection, broadcast latency and server CPU per delivered message. Every
+// figure is the median of Rounds rounds; the sides alternate within each round.
+
+// RatioConfig configures a ratio run.
+type RatioConfig struct {
+	ServerBin   string        // podium binary
+	BaselineCmd []string      // command starting the gorilla baseline (prints its address)
+	Rounds      int           // rounds (median reported); default 3
+	Phase       time.Duration // length of each HTTP phase; default 4 s
+	Conns       int           // heartbeat connections and judges; default 64
+	Projects    int           // default 2,000
+	Sockets     int           // idle websockets / broadcast watchers; default 10,000; <0: no websocket part
+	Broadcasts  int           // broadcasts per round and side; default 10
+	LogLevel    string        // the server's LOG_LEVEL (default info, as in production)
+	WSDataRoot  string        // parent of the websocket servers' data directories (default: the run's temp dir)
+	ServerEnv   []string      // extra KEY=VALUE for the podium server
+	Log         func(format string, args ...any)
+}
+
+// RatioReport is what a ratio run measured: per-round values and their medians.
+type RatioReport struct {
+	Rounds         int       `json:"rounds"`
+	Heartbeat      []float64 `json:"heartbeat_rps"`
+	JudgeActions   []float64 `json:"judge_actions_per_s"`
+	Ratio          []float64 `json:"judge_to_heartbeat"`
+	Exhausted      int       `json:"judges_out_of_projects"`
+	PodiumWSKiB    []float64 `json:"podium_kib_per_idle_ws"`
+	BaselineWSKiB  []float64 `json:"baseline_kib_per_idle_ws"`
+	PodiumP50      []float64 `json:"podium_broadcast_p50_ms"`
+	PodiumP99      []float64 `json:"podium_broadcast_p99_ms"`
+	BaselineP50    []float64 `json:"baseline_broadcast_p50_ms"`
+	BaselineP99    []float64 `json:"baseline_broadcast_p99_ms"`
+	PodiumCPU      []float64 `json:"podium_cpu_us_per_delivery"`
+	BaselineCPU    []float64 `json:"baseline_cpu_us_per_delivery"`
+	PodiumMissed   int       `json:"podium_deliveries_missed"`
+	BaselineMissed int       `json:"baseline_deliveries_missed"`
+	LoadAvg        []string  `json:"loadavg_per_round"`
+	Notes          []string  `json:"notes"`
+}
+
+func (c *RatioConfig) defaults() {
+	if c.Rounds <= 0 {
+		c.Rounds = 3
+	}
+	if c.Phase <= 0 {
+		c.Phase = 4 * time.Second
+	}
+	if c.Conns <= 0 {
+		c.Conns = 64
+	}
+	if c.Projects <= 0 {
+		c.Projects = 2000
+	}
+	if c.Sockets == 0 {
+		c.Sockets = 10000
+	}
+	if c.Broadcasts <= 0 {
+		c.Broadcasts = 10
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = "info"
+	}
+	if c.Log == nil {
+		c.Log = func(string, ...any) {}
+	}
+}
+
+// proc is a server process whose output goes straight to a file (a pipe read by this
+// tool would cost the shared CPU for every request log line).
+type proc struct {
+	cmd  *exec.Cmd
+	addr string
+	out  string
+}
+
+// startProc runs args with env, sending its output to a temp file, and waits for a line
+// matching re (whose first group is the listen address).
+func startProc(args, env []string, re *regexp.Regexp) (*proc, error) {
+	f, err := os.CreateTemp("", "podium-ratio-*.log")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", args[0], err)
+	}
+	p := &proc{cmd: cmd, out: f.Name()}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		b, _ := os.ReadFile(f.Name())
+		if m := re.FindSubmatch(b); m != nil {
+			p.addr = string(m[1])
+			if strings.HasPrefix(p.addr, "[::]:") || strings.HasPrefix(p.addr, "0.0.0.0:") {
+				p.addr = "127.0.0.1:" + p.addr[strings.LastIndexByte(p.addr, ':')+1:]
+			}
+			return p, nil
+		}
+	}
+	p.stop()
+	return nil, fmt.Errorf("%s did not start; see %s", args[0], f.Name())
+}
+
+func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+func (p *proc) stop() {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// RunRatio runs the ratio benchmark.
+func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
+	cfg.defaults()
+	if _, err := RaiseFDLimit(); err != nil {
+		cfg.Log("raising the open-files limit failed: %v", err)
+	}
+	rep := &RatioReport{Rounds: cfg.Rounds, Notes: []string{}}
+	root, err := os.MkdirTemp("", "podium-ratio-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(root)
+	password := "ratio-" + runID()
+	bin, err := filepath.Abs(cfg.ServerBin)
+	if err != nil {
+		return nil, err
+	}
+	env := append([]string{"PORT=0", "DATA_DIR=" + filepath.Join(root, "data"), "ADMIN_PASSWORD=" + password,
+		"LOG_LEVEL=" + cfg.LogLevel, "TRUSTED_PROXIES=127.0.0.1,::1",
+		// 64 judges at zero think time measure the cost of an action; a real judge's
+		// write budget (10/s) would measure the throttle instead.
+		"JUDGE_WRITES_PER_SEC=1000000"}, cfg.ServerEnv...)
+	srv, err := startProc([]string{bin}, env, regexp.MustCompile(`podium listening on http://(\S+)`))
+	if err != nil {
+		return nil, err
+	}
+	defer srv.stop()
+	cfg.Log("podium pid %d on %s (log %s)", srv.pid(), srv.addr, srv.out)
+
+	podiumURL := "http://" + srv.addr
+	hc := newHTTPClient(podiumURL, cfg.Conns+16, 30*time.Second)
+	admin := newClient(podiumURL, password, hc, NewStats())
+	if err := admin.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	r := &runner{cfg: &Config{SetupWorkers: 16, Log: cfg.Log}, lg: newLedger(), jc: &judgeCounters{}, rep: &Report{}}
+	r.admin, r.c = admin, admin
+	if err := r.setup(ctx, "ratio-"+runID(), cfg.Projects, cfg.Conns); err != nil {
+		return nil, err
+	}
+	judges := r.lg.judgeList()
+	for round := 1; round <= cfg.Rounds && ctx.Err() == nil; round++ {
+		rep.LoadAvg = append(rep.LoadAvg, loadAvg())
+		// The two loads alternate in slices so that a neighbour's burst on the shared
+		// machine hits both alike.
+		var hb, ja float64
+		for k := 0; k < ratioSlices && ctx.Err() == nil; k++ {
+			hb += heartbeat(hc, podiumURL, cfg.Conns, cfg.Phase/ratioSlices) / ratioSlices
+			rate, out := judgeActions(hc, podiumURL, judges, cfg.Phase/ratioSlices)
+			ja += rate / ratioSlices
+			rep.Exhausted += out
+		}
+		rep.Heartbeat = append(rep.Heartbeat, hb)
+		rep.JudgeActions = append(rep.JudgeActions, ja)
+		rep.Ratio = append(rep.Ratio, ja/hb)
+		cfg.Log("round %d: heartbeat %.0f req/s, judge actions %.0f/s, ratio %.3f", round, hb, ja, ja/hb)
+
+		wsRoot := root
+		if cfg.WSDataRoot != "" {
+			if wsRoot, err = os.MkdirTemp(cfg.WSDataRoot, "podium-ratio-ws-*"); err != nil {
+				return rep, err
+			}
+			defer os.RemoveAll(wsRoot)
+		}
+		sides := []wsSide{podiumSide(ctx, bin, wsRoot, password, round, &cfg), baselineSide(&cfg)}
+		if cfg.Sockets < 0 { // HTTP figures only
+			sides = nil
+		}
+		if round%2 == 0 && len(sides) == 2 { // alternate which side goes first
+			sides[0], sides[1] = sides[1], sides[0]
+		}
+		for _, s := range sides {
+			m, err := s.measure(ctx, cfg.Sockets, cfg.Broadcasts)
+			if err != nil {
+				return rep, fmt.Errorf("%s websockets: %w", s.name, err)
+			}
+			cfg.Log("round %d %s: %.1f KiB per idle websocket, broadcast p50 %.1f ms p99 %.1f ms, %.2f µs CPU per delivery (%d missed)",
+				round, s.name, m.kib, m.p50, m.p99, m.cpuUS, m.missed)
+			if s.name == "podium" {
+				rep.PodiumWSKiB = append(rep.PodiumWSKiB, m.kib)
+				rep.PodiumP50, rep.PodiumP99 = append(rep.PodiumP50, m.p50), append(rep.PodiumP99, m.p99)
+				rep.PodiumCPU = append(rep.PodiumCPU, m.cpuUS)
+				rep.PodiumMissed += m.missed
+			} else {
+				rep.BaselineWSKiB = append(rep.BaselineWSKiB, m.kib)
+				rep.BaselineP50, rep.BaselineP99 = append(rep.BaselineP50, m.p50), append(rep.BaselineP99, m.p99)
+				rep.BaselineCPU = append(rep.BaselineCPU, m.cpuUS)
+				rep.BaselineMissed += m.missed
+			}
+		}
+	}
+	if rep.Exhausted > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d judge loops ran out of projects before a phase ended", rep.Exhausted))
+	}
+	return rep, ctx.Err()
+}
+
+// wsSide is one websocket server of a round: started fresh (its RSS before the first
+// socket is the zero the sockets are measured from), measured, stopped.
+type wsSide struct {
+	name  string
+	start func() (p *proc, url string, fire func() error, err error)
+}
+
+func (s wsSide) measure(ctx context.Context, sockets, broadcasts int) (wsMeasure, error) {
+	p, url, fire, err := s.start()
+	if err != nil {
+		return wsMeasure{}, err
+	}
+	defer p.stop()
+	time.Sleep(time.Second)
+	return measureWS(ctx, p.pid(), procRSS(p.pid()), url, sockets, broadcasts, fire)
+}
+
+// podiumSide is a podium process of its own for the websocket figures (never the one
+// that served the HTTP phases), on a fresh data directory.
+func podiumSide(ctx context.Context, bin, root, password string, round int, cfg *RatioConfig) wsSide {
+	return wsSide{name: "podium", start: func() (*proc, string, func() error, error) {
+		env := append([]string{"PORT=0", "DATA_DIR=" + filepath.Join(root, fmt.Sprintf("data-ws-%d", round)),
+			"ADMIN_PASSWORD=" + password, "LOG_LEVEL=" + cfg.LogLevel,
+			fmt.Sprintf("MAX_WS_CONNECTIONS=%d", cfg.Sockets+1000)}, cfg.ServerEnv...)
+		p, err := startProc([]string{bin}, env, regexp.MustCompile(`podium listening on http://(\S+)`))
+		if err != nil {
+			return nil, "", nil, err
+		}
+		admin := newClient("http://"+p.addr, password, newHTTPClient("http://"+p.addr, 4, 30*time.Second), nil)
+		if err := admin.waitReady(ctx); err != nil {
+			p.stop()
+			return nil, "", nil, err
+		}
+		return p, "ws://" + p.addr + "/api/ws", podiumClockToggle(ctx, admin), nil
+	}}
+}
+
+// baselineSide is the gorilla/websocket broadcaster (baseline.go) in a process of its own.
+func baselineSide(cfg *RatioConfig) wsSide {
+	return wsSide{name: "baseline", start: func() (*proc, string, func() error, error) {
+		p, err := startProc(cfg.BaselineCmd, nil, regexp.MustCompile(`baseline listening on http://(\S+)`))
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return p, "ws://" + p.addr + "/ws", baselineFire("http://" + p.addr), nil
+	}}
+}
+
+// ratioSlices is how many alternating slices a round's heartbeat and judge phases are cut into.
+const ratioSlices = 4
+
+// heartbeat measures GET /healthz requests per second over conns keep-alive connections.
+func heartbeat(hc *fasthttp.HostClient, base string, conns int, d time.Duration) float64 {
+	var n atomic.Int64
+	stop := time.Now().Add(d)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := 0; i < conns; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+			defer fasthttp.ReleaseRequest(req)
+			defer fasthttp.ReleaseResponse(resp)
+			req.SetRequestURI(base + "/healthz")
+			for time.Now().Before(stop) {
+				if hc.DoTimeout(req, resp, 10*time.Second) == nil && resp.StatusCode() == 200 {
+					n.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(n.Load()) / time.Since(start).Seconds()
+}
+
+// judgeActions runs every judge's next → finish loop and returns the acknowledged
+// (journaled) actions per second, next and finish each counting one, and how many
+// judges ran out of projects.
+func judgeActions(hc *fasthttp.HostClient, base string, judges []*judgeRec, d time.Duration) (float64, int) {
+	var n atomic.Int64
+	var out atomic.Int64
+	stop := time.Now().Add(d)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for _, j := range judges {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j.mu.Lock()
+			bearer := "Bearer " + j.token
+			j.mu.Unlock()
+			next, fin := fasthttp.AcquireRequest(), fasthttp.AcquireRequest()
+			resp := fasthttp.AcquireResponse()
+			defer fasthttp.ReleaseRequest(next)
+			defer fasthttp.ReleaseRequest(fin)
+			defer fasthttp.ReleaseResponse(resp)
+			for _, req := range []*fasthttp.Request{next, fin} {
+				req.Header.SetMethod("POST")
+				req.Header.Set("Authorization", bearer)
+				req.Header.SetContentType("application/json")
+			}
+			next.SetRequestURI(base + "/api/judge/next")
+			fin.SetRequestURI(base + "/api/judge/finish")
+			fin.SetBodyString(`{"notes":"ok"}`)
+			for time.Now().Before(stop) {
+				if hc.DoTimeout(next, resp, 10*time.Second) != nil || resp.StatusCode() != 200 {
+					continue
+				}
+				var nr struct {
+					ProjectID string `json:"project_id"`
+				}
+				if json.Unmarshal(resp.Body(), &nr) != nil || nr.ProjectID == "" {
+					out.Add(1)
+					return
+				}
+				n.Add(1)
+				if hc.DoTimeout(fin, resp, 10*time.Second) == nil && resp.StatusCode() == 200 {
+					n.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(n.Load()) / time.Since(start).Seconds(), int(out.Load())
+}
+
+// podiumClockToggle returns a broadcast trigger that pauses or unpauses the clock (each
+// call the opposite of the last), which sends one "clock" message to every socket. The
+// server is fresh: its clock starts paused.
+func podiumClockToggle(ctx context.Context, admin *client) func() error {
+	pause := false
+	return func() error {
+		action := "unpause"
+		if pause {
+			action = "pause"
+		}
+		pause = !pause
+		_, err := admin.clock(ctx, action)
+		return err
+	}
+}
+
+// baselineFire returns a broadcast trigger for the baseline server: POST /broadcast with a
+// message of the size of Podium's clock message.
+func baselineFire(base string) func() error {
+	hc := newHTTPClient(base, 4, 30*time.Second)
+	seq := 0
+	return func() error {
+		seq++
+		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		defer fasthttp.ReleaseRequest(req)
+		defer fasthttp.ReleaseResponse(resp)
+		req.SetRequestURI(base + "/broadcast")
+		req.Header.SetMethod("POST")
+		req.SetBodyString(fmt.Sprintf(`{"type":"clock","seq":%d,"data":{"running":false,"time":%d,"start_time":%d,"pause_time":%d}}`,
+			seq, 123456, time.Now().UnixMilli()-123456, time.Now().UnixMilli()))
+		if err := hc.DoTimeout(req, resp, 30*time.Second); err != nil {
+			return err
+		}
+		if resp.StatusCode() != 200 {
+			return fmt.Errorf("baseline /broadcast: %d", resp.StatusCode())
+		}
+		return nil
+	}
+}
+
+// median of xs (0 for none).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// Print writes the report: medians, each beside its yardstick, then the rounds.
+func (rep *RatioReport) Print(w io.Writer) {
+	r2 := func(x float64) float64 { return math.Round(x*100) / 100 }
+	fmt.Fprintf(w, "ratio benchmark: median of %d rounds, every pair measured in the same round on the same machine\n", rep.Rounds)
+	hb, ja := median(rep.Heartbeat), median(rep.JudgeActions)
+	fmt.Fprintf(w, "  heartbeat GET /healthz      %8.0f req/s\n", hb)
+	fmt.Fprintf(w, "  judge actions next->finish  %8.0f /s      ratio %.3f (median of per-round ratios: %s)\n", ja, median(rep.Ratio), ratioList(rep.Ratio))
+	row := func(name string, p, b []float64) {
+		var ratios []float64
+		for i := range min(len(p), len(b)) {
+			if b[i] > 0 {
+				ratios = append(ratios, p[i]/b[i])
+			}
+		}
+		fmt.Fprintf(w, "  %-28s %10.2f %10.2f %8.2f   per round: %s\n", name, r2(median(p)), r2(median(b)), r2(median(ratios)), ratioList(ratios))
+	}
+	if len(rep.PodiumWSKiB) > 0 {
+		fmt.Fprintf(w, "  %-28s %10s %10s %8s\n", "websockets (medians)", "podium", "baseline", "ratio*")
+		row("KiB RSS per idle socket", rep.PodiumWSKiB, rep.BaselineWSKiB)
+		row("broadcast p50 ms", rep.PodiumP50, rep.BaselineP50)
+		row("broadcast p99 ms", rep.PodiumP99, rep.BaselineP99)
+		row("server CPU µs per delivery", rep.PodiumCPU, rep.BaselineCPU)
+		fmt.Fprintf(w, "  deliveries missed: podium %d, baseline %d\n", rep.PodiumMissed, rep.BaselineMissed)
+		fmt.Fprintf(w, "  * ratio: median of the per-round ratios podium/baseline\n")
+	}
+	fmt.Fprintf(w, "  load average per round: %s\n", strings.Join(rep.LoadAvg, " | "))
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+}
+
+func ratioList(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(parts, " ")
+}
+
+// WriteJSON writes the report as JSON.
+func (rep *RatioReport) WriteJSON(path string) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

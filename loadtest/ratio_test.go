@@ -1,0 +1,51 @@
+package loadtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The test binary doubles as the baseline broadcaster's process (as loadtest
+// -baseline-ws does for the real tool).
+func init() {
+	if addr := os.Getenv("PODIUM_TEST_BASELINE_WS"); addr != "" {
+		if err := ServeBaseline(addr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+}
+
+// TestRatioBenchmarkRuns runs the ratio benchmark at toy size against the real binary
+// and the gorilla baseline: every figure is measured, nothing is missed.
+func TestRatioBenchmarkRuns(t *testing.T) {
+	bin := buildPodium(t)
+	t.Setenv("PODIUM_TEST_BASELINE_WS", "127.0.0.1:0")
+	rep, err := RunRatio(context.Background(), RatioConfig{
+		ServerBin: bin, BaselineCmd: []string{os.Args[0]},
+		Rounds: 1, Phase: 400e6, Conns: 4, Projects: 20, Sockets: 300, Broadcasts: 2,
+		LogLevel: "warn", Log: testLog(t),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Heartbeat[0] <= 0 || rep.JudgeActions[0] <= 0 {
+		t.Fatalf("HTTP figures missing: %+v", rep)
+	}
+	if rep.PodiumWSKiB[0] <= 0 || rep.BaselineWSKiB[0] <= 0 || rep.PodiumP99[0] <= 0 || rep.BaselineP99[0] <= 0 {
+		t.Fatalf("websocket figures missing: %+v", rep)
+	}
+	if rep.PodiumMissed != 0 || rep.BaselineMissed != 0 {
+		t.Fatalf("missed deliveries: podium %d, baseline %d", rep.PodiumMissed, rep.BaselineMissed)
+	}
+	var out bytes.Buffer
+	rep.Print(&out)
+	if !strings.Contains(out.String(), "server CPU µs per delivery") {
+		t.Fatalf("report:\n%s", out.String())
+	}
+}

@@ -1,0 +1,140 @@
+package loadtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fasthttp/websocket"
+)
+
+const wsPerSourceIP = 250
+
+// wsMeasure is one side's websocket figures in one round.
+type wsMeasure struct {
+	kib      float64 // RSS per idle socket (KiB)
+	p50, p99 float64 // broadcast delivery from the trigger request (ms)
+	cpuUS    float64 // server CPU per delivered message (µs)
+	missed   int     // deliveries that did not arrive
+}
+
+// idleSocket is one measuring client: it records when each broadcast arrived.
+type idleSocket struct {
+	conn     *websocket.Conn
+	mu       sync.Mutex
+	arrivals []time.Time
+}
+
+// measureWS opens n websockets to url on the server process pid, measures the RSS they
+// add (against rss0, the process's RSS before it ever held a socket), then fires
+// broadcasts one at a time (each waits until every socket has it or 5 s passed) and
+// measures delivery latency from the trigger and the server's CPU per delivery.
+// A message counts as a broadcast when it contains `"type":"clock"`.
+func measureWS(ctx context.Context, pid int, rss0 int64, url string, n, broadcasts int, fire func() error) (wsMeasure, error) {
+	var m wsMeasure
+	// Sockets come from many loopback addresses (127.0.1.x, 250 each), like clients
+	// from many networks: a server's per-address cap (MAX_WS_PER_IP, default 500)
+	// must not refuse the measurement.
+	dialers := make([]*websocket.Dialer, (n+wsPerSourceIP-1)/wsPerSourceIP)
+	for i := range dialers {
+		local := &net.TCPAddr{IP: net.IPv4(127, 0, byte(1+i/250), byte(1+i%250))}
+		dialers[i] = &websocket.Dialer{
+			HandshakeTimeout: 15 * time.Second,
+			ReadBufferSize:   512,
+			WriteBufferSize:  256,
+			NetDialContext:   (&net.Dialer{Timeout: 10 * time.Second, LocalAddr: local}).DialContext,
+		}
+	}
+	socks := make([]*idleSocket, n)
+	var got atomic.Int64
+	var wg sync.WaitGroup
+	var dialErr atomic.Value
+	_ = parallel(n, 64, func(i int) error {
+		var conn *websocket.Conn
+		var err error
+		for attempt := 0; attempt < 3; attempt++ {
+			if conn, _, err = dialers[i/wsPerSourceIP].DialContext(ctx, url, nil); err == nil {
+				break
+			}
+			time.Sleep(time.Duration(100*(attempt+1)) * time.Millisecond)
+		}
+		if err != nil {
+			dialErr.Store(err)
+			return nil
+		}
+		s := &idleSocket{conn: conn}
+		socks[i] = s
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				_, b, err := conn.ReadMessage()
+				if err != nil {
+					return
+				}
+				if bytes.Contains(b, []byte(`"type":"clock"`)) {
+					now := time.Now()
+					s.mu.Lock()
+					s.arrivals = append(s.arrivals, now)
+					s.mu.Unlock()
+					got.Add(1)
+				}
+			}
+		}()
+		return nil
+	})
+	defer func() {
+		for _, s := range socks {
+			if s != nil {
+				s.conn.Close()
+			}
+		}
+		wg.Wait()
+		time.Sleep(2 * time.Second) // let the server notice and release them
+	}()
+	if e, _ := dialErr.Load().(error); e != nil {
+		return m, fmt.Errorf("dial: %w", e)
+	}
+	time.Sleep(3 * time.Second) // hellos delivered, write buffers released
+	m.kib = float64(procRSS(pid)-rss0) / float64(n) / 1024
+
+	cpu0 := procCPU(pid)
+	sent := make([]time.Time, 0, broadcasts)
+	for k := 1; k <= broadcasts; k++ {
+		sent = append(sent, time.Now())
+		if err := fire(); err != nil {
+			return m, fmt.Errorf("broadcast %d: %w", k, err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for got.Load() < int64(k*n) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cpu := procCPU(pid) - cpu0
+	delivered := got.Load()
+	m.missed = broadcasts*n - int(delivered)
+	if delivered > 0 {
+		m.cpuUS = cpu / float64(delivered) * 1e6
+	}
+	lat := make([]time.Duration, 0, delivered)
+	for _, s := range socks {
+		s.mu.Lock()
+		for k, at := range s.arrivals {
+			if k < len(sent) {
+				lat = append(lat, at.Sub(sent[k]))
+			}
+		}
+		s.mu.Unlock()
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	if len(lat) > 0 {
+		m.p50, m.p99 = pct(lat, 0.50), pct(lat, 0.99)
+	}
+	return m, nil
+}
