@@ -66,6 +66,9 @@ type Judge struct {
 	Skipped      map[ID]bool `json:"skipped"`
 	Rankings     []ID        `json:"rankings"`
 	LastActivity int64       `json:"last_activity"`
+	// Reliability is the fitted weight of the judge's rankings (SPEC §6a; 0 = not
+	// fitted yet, reported as 1).
+	Reliability float64 `json:"reliability,omitempty"`
 }
 
 // SeenProject is a project a judge finished, with the judge's notes and star.
@@ -95,6 +98,8 @@ type Project struct {
 	Prioritized   bool           `json:"prioritized"`
 	LastActivity  int64          `json:"last_activity"`
 	Created       uint64         `json:"created"` // Applied value of the creating command
+	// Fitted ratings (SPEC §6a), set by the journaled ratings command only.
+	Ratings ProjectRating `json:"ratings"`
 }
 
 // Flag records a skip with its reason.
@@ -152,6 +157,10 @@ type Options struct {
 	IgnoreTracks   []string          `json:"ignore_tracks"`
 	MaxReqPerMin   int               `json:"max_req_per_min"`
 	BlockReqs      bool              `json:"block_reqs"`
+	// AssignmentMode is "focus" (default) or "spread" (SPEC §5 step 9); FocusTop is the
+	// size of the top whose membership focus mode sharpens and p_top is about (§6a).
+	AssignmentMode string `json:"assignment_mode"`
+	FocusTop       int    `json:"focus_top"`
 }
 
 // DefaultOptions returns the options of a new event.
@@ -170,6 +179,8 @@ func DefaultOptions(id ID) Options {
 		GroupNames:     []string{"Group 1", "Group 2", "Group 3"},
 		IgnoreTracks:   []string{},
 		MaxReqPerMin:   100,
+		AssignmentMode: ModeFocus,
+		FocusTop:       DefaultFocusTop,
 	}
 }
 
@@ -213,6 +224,12 @@ func (s *State) reindex() {
 		s.AdminSessions = map[string]int64{}
 	}
 	s.Content.fill()
+	if s.Options.AssignmentMode == "" { // a snapshot from before focus mode
+		s.Options.AssignmentMode = ModeFocus
+	}
+	if s.Options.FocusTop == 0 {
+		s.Options.FocusTop = DefaultFocusTop
+	}
 	s.codeIndex = make(map[string]ID, len(s.Judges))
 	s.tokenIndex = make(map[string]ID, len(s.Judges))
 	for id, j := range s.Judges {

@@ -1,0 +1,322 @@
+package engine
+
+// The ratings fit of SPEC §6a: a Bradley-Terry model with a reliability per judge,
+// fitted by maximum a posteriori. Each judge's list yields pairwise outcomes (a ranked
+// project beats every project ranked below it and every unranked project it saw; a
+// starred project beats the judge's unstarred ones, as weak evidence):
+//
+//	P(w beats l | judge j) = σ(r_j · (θ_w − θ_l))
+//
+// with priors θ ~ N(0, ratingPriorSD²) and r_j ~ N(1, relPriorSD²). One ranking of n
+// projects is one noisy look at each of them, not n(n−1)/2 independent comparisons, so
+// a judge's pairs are weighted by pairWeight/(n−1): every project gets about the same
+// evidence from one judge whatever the list's length. The fit alternates Newton steps
+// on θ (the sparse Hessian solved by preconditioned conjugate gradients, never formed)
+// with one Newton step per judge on r_j. rating_sd comes from the Hessian's diagonal
+// (Laplace), p_top from a normal approximation: each project is in the top K with
+// probability Φ((θ_i − t)/sd_i), with the threshold t chosen so that these sum to K.
+// Everything runs in a fixed order, so the same input gives the same bits.
+
+import (
+	"math"
+	"slices"
+)
+
+const (
+	ratingPriorSD = 1.5  // prior sd of a rating (logit units)
+	relPriorSD    = 0.5  // prior sd of a judge's reliability around 1
+	pairWeight    = 2.0  // evidence of one ranking per project
+	starWeight    = 0.25 // a star's weight relative to a ranked pair
+	minRel        = 0.05
+	maxRel        = 4.0
+)
+
+// FitRatings fits the ratings of in. It only reads in and is safe to run outside the
+// writer; the result is the command that stores it.
+func FitRatings(in *RatingInput) *SetRatings {
+	n := len(in.Projects)
+	f := &fitter{in: in, n: n}
+	f.theta = make([]float64, n)
+	for i := range f.theta {
+		if i < len(in.Prev) {
+			f.theta[i] = in.Prev[i]
+		}
+	}
+	f.rel = make([]float64, len(in.Judges))
+	warm := false
+	for i := range f.rel {
+		f.rel[i] = 1
+		if in.PrevRel[i] > 0 {
+			f.rel[i], warm = in.PrevRel[i], true
+		}
+	}
+	f.countPairs()
+	outer := 12
+	if warm {
+		outer = 6
+	}
+	for it := 0; it < outer; it++ {
+		step := f.newtonTheta()
+		f.updateRel()
+		if step < 1e-4 {
+			break
+		}
+	}
+	f.gradient() // the Hessian's diagonal at the final point
+	out := &SetRatings{
+		Version: in.Version, Projects: append([]ID{}, in.Projects...),
+		Rating: f.theta, SD: make([]float64, n),
+		Judges: append([]ID{}, in.Judges...), Reliability: make([]float64, len(in.Judges)),
+	}
+	for i := range out.SD {
+		out.SD[i] = 1 / math.Sqrt(f.diag[i])
+	}
+	k := in.FocusTop
+	if k < 1 {
+		k = DefaultFocusTop
+	}
+	out.PTop = topProbabilities(f.theta, out.SD, k)
+	out.PTop3 = topProbabilities(f.theta, out.SD, 3)
+	// Reliability is reported relative to the median judge (1 = typical).
+	med := median(f.rel)
+	for i, r := range f.rel {
+		out.Reliability[i] = r / med
+	}
+	for i := range out.Rating {
+		out.Rating[i] = round6(out.Rating[i])
+		out.SD[i] = round6(out.SD[i])
+		out.PTop[i] = round6(out.PTop[i])
+		out.PTop3[i] = round6(out.PTop3[i])
+	}
+	for i := range out.Reliability {
+		out.Reliability[i] = round6(out.Reliability[i])
+	}
+	return out
+}
+
+// round6 keeps six decimals: the journal stays short and the values read back exactly.
+func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+
+type fitter struct {
+	in    *RatingInput
+	n     int
+	theta []float64
+	rel   []float64
+	grad  []float64
+	diag  []float64
+	curv  []float64 // per pair, in visiting order: the Hessian weight
+	npair int
+}
+
+// eachPair calls fn for every outcome of judge j: winner, loser (project indices) and
+// the outcome's weight, in a fixed order.
+func (f *fitter) eachPair(j int, fn func(w, l int32, wt float64)) {
+	in := f.in
+	seq := in.Seq[in.Off[j]:in.Off[j+1]]
+	star := in.Star[in.Off[j]:in.Off[j+1]]
+	nr := int(in.NRanked[j])
+	wt := pairWeight / float64(len(seq)-1)
+	for a := 0; a < nr; a++ {
+		for b := a + 1; b < len(seq); b++ {
+			fn(seq[a], seq[b], wt)
+		}
+	}
+	sw := wt * starWeight
+	for a := range seq {
+		if !star[a] {
+			continue
+		}
+		for b := range seq {
+			if !star[b] {
+				fn(seq[a], seq[b], sw)
+			}
+		}
+	}
+}
+
+func (f *fitter) countPairs() {
+	total := 0
+	for j := range f.in.Judges {
+		f.eachPair(j, func(_, _ int32, _ float64) { total++ })
+	}
+	f.npair = total
+	f.curv = make([]float64, total)
+	f.grad = make([]float64, f.n)
+	f.diag = make([]float64, f.n)
+}
+
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+// gradient fills grad (of the log posterior), diag (of the negative Hessian) and the
+// pairs' curvatures at the current point.
+func (f *fitter) gradient() {
+	prec := 1 / (ratingPriorSD * ratingPriorSD)
+	for i := range f.grad {
+		f.grad[i] = -f.theta[i] * prec
+		f.diag[i] = prec
+	}
+	k := 0
+	for j := range f.in.Judges {
+		r := f.rel[j]
+		f.eachPair(j, func(w, l int32, wt float64) {
+			p := sigmoid(r * (f.theta[w] - f.theta[l]))
+			g := wt * r * (1 - p)
+			f.grad[w] += g
+			f.grad[l] -= g
+			h := wt * r * r * p * (1 - p)
+			f.diag[w] += h
+			f.diag[l] += h
+			f.curv[k] = h
+			k++
+		})
+	}
+}
+
+// hessMul sets out = H·v (H the negative Hessian of the log posterior in θ).
+func (f *fitter) hessMul(v, out []float64) {
+	prec := 1 / (ratingPriorSD * ratingPriorSD)
+	for i := range out {
+		out[i] = v[i] * prec
+	}
+	k := 0
+	for j := range f.in.Judges {
+		f.eachPair(j, func(w, l int32, _ float64) {
+			d := f.curv[k] * (v[w] - v[l])
+			out[w] += d
+			out[l] -= d
+			k++
+		})
+	}
+}
+
+// newtonTheta takes one Newton step in θ and returns its largest component.
+func (f *fitter) newtonTheta() float64 {
+	f.gradient()
+	n := f.n
+	x := make([]float64, n)
+	r := append([]float64(nil), f.grad...)
+	z := make([]float64, n)
+	for i := range z {
+		z[i] = r[i] / f.diag[i]
+	}
+	p := append([]float64(nil), z...)
+	q := make([]float64, n)
+	rz := dot(r, z)
+	norm0 := math.Sqrt(dot(r, r))
+	for it := 0; it < 40 && rz > 0; it++ {
+		f.hessMul(p, q)
+		alpha := rz / dot(p, q)
+		for i := range x {
+			x[i] += alpha * p[i]
+			r[i] -= alpha * q[i]
+		}
+		if math.Sqrt(dot(r, r)) < 1e-6*norm0+1e-12 {
+			break
+		}
+		for i := range z {
+			z[i] = r[i] / f.diag[i]
+		}
+		rz2 := dot(r, z)
+		beta := rz2 / rz
+		rz = rz2
+		for i := range p {
+			p[i] = z[i] + beta*p[i]
+		}
+	}
+	step := 0.0
+	for i := range x {
+		f.theta[i] += x[i]
+		step = math.Max(step, math.Abs(x[i]))
+	}
+	return step
+}
+
+// updateRel takes one Newton step per judge on its reliability.
+func (f *fitter) updateRel() {
+	prec := 1 / (relPriorSD * relPriorSD)
+	for j := range f.in.Judges {
+		r := f.rel[j]
+		g, h := -(r-1)*prec, prec
+		f.eachPair(j, func(w, l int32, wt float64) {
+			d := f.theta[w] - f.theta[l]
+			p := sigmoid(r * d)
+			g += wt * d * (1 - p)
+			h += wt * d * d * p * (1 - p)
+		})
+		f.rel[j] = math.Min(maxRel, math.Max(minRel, r+g/h))
+	}
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 1
+	}
+	c := append([]float64(nil), v...)
+	slices.Sort(c)
+	m := c[len(c)/2]
+	if len(c)%2 == 0 {
+		m = (c[len(c)/2-1] + m) / 2
+	}
+	if m <= 0 {
+		return 1
+	}
+	return m
+}
+
+// topProbabilities estimates for each project the probability of a place in the top k.
+func topProbabilities(theta, sd []float64, k int) []float64 {
+	n := len(theta)
+	out := make([]float64, n)
+	if n == 0 {
+		return out
+	}
+	if k >= n {
+		for i := range out {
+			out[i] = 1
+		}
+		return out
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	maxSD := 0.0
+	for i := range theta {
+		lo, hi = math.Min(lo, theta[i]), math.Max(hi, theta[i])
+		maxSD = math.Max(maxSD, sd[i])
+	}
+	lo, hi = lo-10*maxSD, hi+10*maxSD
+	sum := func(t float64) float64 {
+		s := 0.0
+		for i := range theta {
+			s += normCDF((theta[i] - t) / sd[i])
+		}
+		return s
+	}
+	for it := 0; it < 50; it++ {
+		mid := (lo + hi) / 2
+		if sum(mid) > float64(k) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	t := (lo + hi) / 2
+	for i := range theta {
+		out[i] = normCDF((theta[i] - t) / sd[i])
+	}
+	return out
+}
+
+func normCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
