@@ -168,7 +168,7 @@ func DefaultOptions(id ID) Options {
 	return Options{
 		ID:             id,
 		JudgingTimer:   300,
-		MinViews:       3,
+		MinViews:       DefaultMinViews,
 		Tracks:         []string{},
 		TrackViews:     []int{},
 		NumGroups:      3,
@@ -183,6 +183,10 @@ func DefaultOptions(id ID) Options {
 		FocusTop:       DefaultFocusTop,
 	}
 }
+
+// DefaultMinViews is min_views of a new event: one view each before focus assignment
+// takes over (README, "Picking the winners", has the simulation behind it).
+const DefaultMinViews = 1
 
 // NewState returns the state of a brand-new server.
 func NewState() *State {
