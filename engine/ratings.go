@@ -216,3 +216,96 @@ func (s *State) RatingInput() *RatingInput {
 	}
 	return in
 }
+
+// ResultEntry is one project in GET /api/admin/results.
+type ResultEntry struct {
+	ID       ID      `json:"id"`
+	Name     string  `json:"name"`
+	Location int     `json:"location"`
+	Rank     int     `json:"rank"`
+	Rating   float64 `json:"rating"`
+	RatingSD float64 `json:"rating_sd"`
+	PTop     float64 `json:"p_top"`
+	PTop3    float64 `json:"p_top3"`
+	Score    int     `json:"score"`
+	Stars    int     `json:"stars"`
+	Seen     int     `json:"seen"`
+	// TrackStars is set in the per-track lists only: the project's stars from that
+	// track's judges.
+	TrackStars *int `json:"track_stars,omitempty"`
+}
+
+// ResultsView is GET /api/admin/results (SPEC §6a) plus, for the dashboard, how settled
+// the top is: Stable3 and Stable10 estimate the probability that the current top 3
+// (top focus_top) are exactly the true top 3 (as a set), from the projects' p_top3 and
+// p_top; FocusTop is the size of that top.
+type ResultsView struct {
+	Projects []ResultEntry            `json:"projects"`
+	Tracks   map[string][]ResultEntry `json:"tracks"`
+	FocusTop int                      `json:"focus_top"`
+	Stable3  float64                  `json:"stable_top3"`
+	StableK  float64                  `json:"stable_top"`
+}
+
+// Results builds the results view.
+func (s *State) Results() ResultsView {
+	out := ResultsView{Projects: []ResultEntry{}, Tracks: map[string][]ResultEntry{}, FocusTop: s.Options.FocusTop}
+	var ps []*Project
+	for _, p := range s.Projects {
+		if p.Active {
+			ps = append(ps, p)
+		}
+	}
+	slices.SortFunc(ps, func(a, b *Project) int {
+		if c := cmp.Compare(a.Ratings.Rank, b.Ratings.Rank); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Location, b.Location)
+	})
+	entry := func(p *Project, sc Score) ResultEntry {
+		r := p.RatingOf()
+		return ResultEntry{ID: p.ID, Name: p.Name, Location: p.Location, Rank: r.Rank, Rating: r.Rating,
+			RatingSD: r.SD, PTop: r.PTop, PTop3: r.PTop3, Score: sc.Score, Stars: sc.Stars, Seen: p.Seen}
+	}
+	scores := make(map[ID]Score, len(ps))
+	out.Stable3, out.StableK = 1, 1
+	for i, p := range ps {
+		sc := s.CopelandOf(p.ID)
+		scores[p.ID] = sc
+		out.Projects = append(out.Projects, entry(p, sc))
+		// Settledness: every project in the top keeps its place, every other stays out.
+		if i < 3 {
+			out.Stable3 *= p.Ratings.PTop3
+		} else {
+			out.Stable3 *= 1 - p.Ratings.PTop3
+		}
+		if i < s.Options.FocusTop {
+			out.StableK *= p.Ratings.PTop
+		} else {
+			out.StableK *= 1 - p.Ratings.PTop
+		}
+	}
+	if len(ps) == 0 {
+		out.Stable3, out.StableK = 0, 0
+	}
+	for _, t := range s.Options.Tracks {
+		list := []ResultEntry{}
+		var tp []*Project
+		for _, p := range ps {
+			if containsString(p.ChallengeList, t) {
+				tp = append(tp, p)
+			}
+		}
+		slices.SortStableFunc(tp, func(a, b *Project) int {
+			return cmp.Compare(scores[b.ID].TrackStars[t], scores[a.ID].TrackStars[t]) // then by rank (ps order)
+		})
+		for _, p := range tp {
+			e := entry(p, scores[p.ID])
+			n := scores[p.ID].TrackStars[t]
+			e.TrackStars = &n
+			list = append(list, e)
+		}
+		out.Tracks[t] = list
+	}
+	return out
+}

@@ -48,6 +48,11 @@ type Options struct {
 	Observer         Observer
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
+	// Ratings runs the background ratings fit (ratings.go) every RatingsEvery changes
+	// to its inputs (default 5) or RatingsQuiet after the last one (default 1 s).
+	Ratings      bool
+	RatingsEvery int
+	RatingsQuiet time.Duration
 }
 
 // Node is the single writer: it owns the engine, applies every command in order,
@@ -64,8 +69,10 @@ type Node struct {
 	quit     chan struct{}
 	loopDone chan struct{}
 	gcDone   chan struct{}
-	closing  atomic.Bool
-	failed   atomic.Pointer[error]
+	// ratingsDone is closed when the ratings loop ends (at once when it is off).
+	ratingsDone chan struct{}
+	closing     atomic.Bool
+	failed      atomic.Pointer[error]
 	// dirty is set when the state may hold changes that are not in the journal.
 	dirty atomic.Bool
 
@@ -120,6 +127,7 @@ func Open(dir string, opts Options) (*Node, error) {
 	n := &Node{
 		dir: dir, eng: engine.New(), st: st, opts: opts, log: opts.Log,
 		in: make(chan *request, 8192), quit: make(chan struct{}), loopDone: make(chan struct{}), gcDone: make(chan struct{}),
+		ratingsDone: make(chan struct{}),
 	}
 	if err := n.recover(); err != nil {
 		st.Close()
@@ -128,6 +136,11 @@ func Open(dir string, opts Options) (*Node, error) {
 	n.snapAt = opts.Now()
 	go n.loop()
 	go n.gcLoop()
+	if opts.Ratings {
+		go n.ratingsLoop()
+	} else {
+		close(n.ratingsDone)
+	}
 	return n, nil
 }
 
@@ -543,6 +556,7 @@ func (n *Node) Close() error {
 		close(n.quit)
 		<-n.loopDone
 		<-n.gcDone
+		<-n.ratingsDone
 		n.snapWG.Wait()
 		if e := n.st.Close(); e != nil && err == nil {
 			err = e

@@ -221,7 +221,7 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	node, err := persist.Open(c.server.DataDir, persist.Options{Log: log, Observer: nodeObserver})
+	node, err := persist.Open(c.server.DataDir, persist.Options{Log: log, Observer: nodeObserver, Ratings: true})
 	if err != nil {
 		return err
 	}
