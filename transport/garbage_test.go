@@ -85,12 +85,16 @@ func garbageBodies() []struct{ name, body string } {
 		names = append(names, f)
 	}
 	sort.Strings(names)
+	stride := 7 // coprime with the number of fields, so that every field is sent
+	for gcd(stride, len(names)) != 1 {
+		stride++
+	}
 	for i, wrong := range garbageWrong {
 		// Every field of the API with a value of the wrong type, in a different order
 		// each time (the first wrong field is the one a decoder reports).
 		parts := make([]string, 0, len(names))
 		for k := range names {
-			f := names[(k*7+i*11)%len(names)]
+			f := names[(k*stride+i*11)%len(names)]
 			parts = append(parts, fmt.Sprintf("%q: %s", f, wrong[garbageFields[f]]))
 		}
 		out = append(out, struct{ name, body string }{fmt.Sprintf("wrong types %d", i), "{" + strings.Join(parts, ", ") + "}"})
@@ -98,6 +102,13 @@ func garbageBodies() []struct{ name, body string } {
 		out = append(out, struct{ name, body string }{fmt.Sprintf("array of wrong types %d", i), "[{" + strings.Join(parts, ", ") + "}]"})
 	}
 	return out
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // garbageRoute is a write route found on the server.
