@@ -28,6 +28,9 @@ const (
 	pairWeight    = 2.0  // evidence of one ranking per project
 	starWeight    = 0.25 // a star's weight relative to a ranked pair
 	minRel        = 0.05
+	// maxCG bounds the conjugate-gradient steps of one Newton step (an inexact Newton
+	// step is enough: the next one corrects it).
+	maxCG = 20
 	maxRel        = 4.0
 )
 
@@ -37,28 +40,31 @@ func FitRatings(in *RatingInput) *SetRatings {
 	n := len(in.Projects)
 	f := &fitter{in: in, n: n}
 	f.theta = make([]float64, n)
+	warm := false
 	for i := range f.theta {
-		if i < len(in.Prev) {
-			f.theta[i] = in.Prev[i]
+		if i < len(in.Prev) && in.Prev[i] != 0 {
+			f.theta[i], warm = in.Prev[i], true
 		}
 	}
 	f.rel = make([]float64, len(in.Judges))
-	warm := false
 	for i := range f.rel {
 		f.rel[i] = 1
 		if in.PrevRel[i] > 0 {
-			f.rel[i], warm = in.PrevRel[i], true
+			f.rel[i] = in.PrevRel[i]
 		}
 	}
-	f.countPairs()
-	outer := 12
+	if !warm {
+		f.borda() // a cold start: begin from the average place in the judges' lists
+	}
+	f.pairs()
+	outer := 10
 	if warm {
 		outer = 6
 	}
 	for it := 0; it < outer; it++ {
 		step := f.newtonTheta()
 		f.updateRel()
-		if step < 1e-4 {
+		if step < 1e-3 {
 			break
 		}
 	}
@@ -94,6 +100,32 @@ func FitRatings(in *RatingInput) *SetRatings {
 	return out
 }
 
+// borda sets θ to each project's average place in the lists it is in: +1 for first,
+// −1 for last (unranked projects share the places after the ranked ones), scaled to the
+// prior.
+func (f *fitter) borda() {
+	in := f.in
+	sum := make([]float64, f.n)
+	cnt := make([]float64, f.n)
+	for j := range in.Judges {
+		seq := in.Seq[in.Off[j]:in.Off[j+1]]
+		n, nr := len(seq), int(in.NRanked[j])
+		for p, b := range seq {
+			place := float64(p)
+			if p >= nr {
+				place = float64(nr+n-1) / 2
+			}
+			sum[b] += 1 - 2*place/float64(n-1)
+			cnt[b]++
+		}
+	}
+	for i := range f.theta {
+		if cnt[i] > 0 {
+			f.theta[i] = ratingPriorSD * sum[i] / (cnt[i] + 1)
+		}
+	}
+}
+
 // round6 keeps six decimals: the journal stays short and the values read back exactly.
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
@@ -104,43 +136,57 @@ type fitter struct {
 	rel   []float64
 	grad  []float64
 	diag  []float64
-	curv  []float64 // per pair, in visiting order: the Hessian weight
-	npair int
+	// The outcomes, judge by judge (judge j's are pOff[j]:pOff[j+1]): winner, loser,
+	// weight, and at the current point the Hessian weight.
+	pOff       []int32
+	pw, pl     []int32
+	pwt, pcurv []float32
 }
 
-// eachPair calls fn for every outcome of judge j: winner, loser (project indices) and
-// the outcome's weight, in a fixed order.
-func (f *fitter) eachPair(j int, fn func(w, l int32, wt float64)) {
+// pairs lists every outcome of every judge in a fixed order: a ranked project beats
+// every project after it in the judge's list (ranked below it, or unranked); a starred
+// project beats each unstarred one (weight starWeight).
+func (f *fitter) pairs() {
 	in := f.in
-	seq := in.Seq[in.Off[j]:in.Off[j+1]]
-	star := in.Star[in.Off[j]:in.Off[j+1]]
-	nr := int(in.NRanked[j])
-	wt := pairWeight / float64(len(seq)-1)
-	for a := 0; a < nr; a++ {
-		for b := a + 1; b < len(seq); b++ {
-			fn(seq[a], seq[b], wt)
-		}
-	}
-	sw := wt * starWeight
-	for a := range seq {
-		if !star[a] {
-			continue
-		}
-		for b := range seq {
-			if !star[b] {
-				fn(seq[a], seq[b], sw)
+	total := 0
+	for j := range in.Judges {
+		n, nr := int(in.Off[j+1]-in.Off[j]), int(in.NRanked[j])
+		total += nr*(n-nr) + nr*(nr-1)/2
+		k := 0
+		for p := in.Off[j]; p < in.Off[j+1]; p++ {
+			if in.Star[p] {
+				k++
 			}
 		}
+		total += k * (n - k)
 	}
-}
-
-func (f *fitter) countPairs() {
-	total := 0
-	for j := range f.in.Judges {
-		f.eachPair(j, func(_, _ int32, _ float64) { total++ })
+	f.pOff = make([]int32, 0, len(in.Judges)+1)
+	f.pw, f.pl = make([]int32, 0, total), make([]int32, 0, total)
+	f.pwt, f.pcurv = make([]float32, 0, total), make([]float32, total)
+	f.pOff = append(f.pOff, 0)
+	for j := range in.Judges {
+		seq := in.Seq[in.Off[j]:in.Off[j+1]]
+		star := in.Star[in.Off[j]:in.Off[j+1]]
+		nr := int(in.NRanked[j])
+		wt := float32(pairWeight / float64(len(seq)-1))
+		for a := 0; a < nr; a++ {
+			for b := a + 1; b < len(seq); b++ {
+				f.pw, f.pl, f.pwt = append(f.pw, seq[a]), append(f.pl, seq[b]), append(f.pwt, wt)
+			}
+		}
+		sw := wt * starWeight
+		for a := range seq {
+			if !star[a] {
+				continue
+			}
+			for b := range seq {
+				if !star[b] {
+					f.pw, f.pl, f.pwt = append(f.pw, seq[a]), append(f.pl, seq[b]), append(f.pwt, sw)
+				}
+			}
+		}
+		f.pOff = append(f.pOff, int32(len(f.pw)))
 	}
-	f.npair = total
-	f.curv = make([]float64, total)
 	f.grad = make([]float64, f.n)
 	f.diag = make([]float64, f.n)
 }
@@ -154,27 +200,29 @@ func sigmoid(x float64) float64 {
 }
 
 // gradient fills grad (of the log posterior), diag (of the negative Hessian) and the
-// pairs' curvatures at the current point.
+// pairs' Hessian weights at the current point.
 func (f *fitter) gradient() {
 	prec := 1 / (ratingPriorSD * ratingPriorSD)
 	for i := range f.grad {
 		f.grad[i] = -f.theta[i] * prec
 		f.diag[i] = prec
 	}
-	k := 0
+	th, grad, diag := f.theta, f.grad, f.diag
 	for j := range f.in.Judges {
 		r := f.rel[j]
-		f.eachPair(j, func(w, l int32, wt float64) {
-			p := sigmoid(r * (f.theta[w] - f.theta[l]))
+		lo, hi := f.pOff[j], f.pOff[j+1]
+		pw, pl, pwt, pc := f.pw[lo:hi], f.pl[lo:hi], f.pwt[lo:hi], f.pcurv[lo:hi]
+		for k := range pw {
+			w, l, wt := pw[k], pl[k], float64(pwt[k])
+			p := sigmoid(r * (th[w] - th[l]))
 			g := wt * r * (1 - p)
-			f.grad[w] += g
-			f.grad[l] -= g
+			grad[w] += g
+			grad[l] -= g
 			h := wt * r * r * p * (1 - p)
-			f.diag[w] += h
-			f.diag[l] += h
-			f.curv[k] = h
-			k++
-		})
+			diag[w] += h
+			diag[l] += h
+			pc[k] = float32(h)
+		}
 	}
 }
 
@@ -184,14 +232,12 @@ func (f *fitter) hessMul(v, out []float64) {
 	for i := range out {
 		out[i] = v[i] * prec
 	}
-	k := 0
-	for j := range f.in.Judges {
-		f.eachPair(j, func(w, l int32, _ float64) {
-			d := f.curv[k] * (v[w] - v[l])
-			out[w] += d
-			out[l] -= d
-			k++
-		})
+	pw, pl, pc := f.pw, f.pl, f.pcurv[:len(f.pw)]
+	for k := range pw {
+		w, l := pw[k], pl[k]
+		d := float64(pc[k]) * (v[w] - v[l])
+		out[w] += d
+		out[l] -= d
 	}
 }
 
@@ -209,14 +255,14 @@ func (f *fitter) newtonTheta() float64 {
 	q := make([]float64, n)
 	rz := dot(r, z)
 	norm0 := math.Sqrt(dot(r, r))
-	for it := 0; it < 40 && rz > 0; it++ {
+	for it := 0; it < maxCG && rz > 0; it++ {
 		f.hessMul(p, q)
 		alpha := rz / dot(p, q)
 		for i := range x {
 			x[i] += alpha * p[i]
 			r[i] -= alpha * q[i]
 		}
-		if math.Sqrt(dot(r, r)) < 1e-6*norm0+1e-12 {
+		if math.Sqrt(dot(r, r)) < 1e-3*norm0+1e-12 {
 			break
 		}
 		for i := range z {
@@ -240,15 +286,19 @@ func (f *fitter) newtonTheta() float64 {
 // updateRel takes one Newton step per judge on its reliability.
 func (f *fitter) updateRel() {
 	prec := 1 / (relPriorSD * relPriorSD)
+	th := f.theta
 	for j := range f.in.Judges {
 		r := f.rel[j]
 		g, h := -(r-1)*prec, prec
-		f.eachPair(j, func(w, l int32, wt float64) {
-			d := f.theta[w] - f.theta[l]
+		lo, hi := f.pOff[j], f.pOff[j+1]
+		pw, pl, pwt := f.pw[lo:hi], f.pl[lo:hi], f.pwt[lo:hi]
+		for k := range pw {
+			d := th[pw[k]] - th[pl[k]]
 			p := sigmoid(r * d)
+			wt := float64(pwt[k])
 			g += wt * d * (1 - p)
 			h += wt * d * d * p * (1 - p)
-		})
+		}
 		f.rel[j] = math.Min(maxRel, math.Max(minRel, r+g/h))
 	}
 }
