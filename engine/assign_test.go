@@ -207,6 +207,7 @@ func TestAssignSteps(t *testing.T) {
 			j.LastLocation = 9
 		}, 7, ""},
 		{"9 fewest views first", []int{1, 2, 3}, func(s *State, ps []*Project, j *Judge) {
+			s.Options.MinViews = 3
 			ps[0].Seen, ps[1].Seen, ps[2].Seen = 2, 1, 2
 			j.LastLocation = 1
 		}, 2, ""},

@@ -30,8 +30,8 @@ const (
 	minRel        = 0.05
 	// maxCG bounds the conjugate-gradient steps of one Newton step (an inexact Newton
 	// step is enough: the next one corrects it).
-	maxCG = 20
-	maxRel        = 4.0
+	maxCG  = 20
+	maxRel = 4.0
 )
 
 // FitRatings fits the ratings of in. It only reads in and is safe to run outside the
@@ -347,22 +347,34 @@ func topProbabilities(theta, sd []float64, k int) []float64 {
 		maxSD = math.Max(maxSD, sd[i])
 	}
 	lo, hi = lo-10*maxSD, hi+10*maxSD
-	sum := func(t float64) float64 {
-		s := 0.0
-		for i := range theta {
-			s += normCDF((theta[i] - t) / sd[i])
-		}
-		return s
-	}
-	for it := 0; it < 50; it++ {
-		mid := (lo + hi) / 2
-		if sum(mid) > float64(k) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
+	// Newton's method on t, kept inside a shrinking bracket [lo, hi] (bisection when a
+	// step would leave it): Σ Φ((θ_i − t)/sd_i) falls as t grows.
 	t := (lo + hi) / 2
+	for it := 0; it < 60; it++ {
+		sum, slope := 0.0, 0.0
+		for i := range theta {
+			z := (theta[i] - t) / sd[i]
+			sum += normCDF(z)
+			slope += math.Exp(-z*z/2) / (sd[i] * math.Sqrt(2*math.Pi))
+		}
+		diff := sum - float64(k)
+		if math.Abs(diff) < 1e-9 {
+			break
+		}
+		if diff > 0 {
+			lo = t
+		} else {
+			hi = t
+		}
+		next := t + diff/slope
+		if slope == 0 || next <= lo || next >= hi {
+			next = (lo + hi) / 2
+		}
+		if math.Abs(next-t) < 1e-12 {
+			break
+		}
+		t = next
+	}
 	for i := range theta {
 		out[i] = normCDF((theta[i] - t) / sd[i])
 	}
