@@ -114,14 +114,22 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 	if !general {
 		views = o.trackViews(track)
 	}
-	// Step 9's pair-comparison sums, for projects judged by the same judges as this
-	// judge's projects (every other project's sum is 0).
-	sp := uint32(0)
-	if general && len(j.SeenProjects) > 0 {
-		sp = x.pairSums(s, j)
+	// Step 9's pair-comparison sums (spread mode only), for projects judged by the same
+	// judges as this judge's projects (every other project's sum is 0). They are
+	// computed on first use: below min_views and in focus mode nothing needs them.
+	focus := general && o.AssignmentMode != ModeSpread
+	sp, spDone := uint32(0), false
+	sums := func() uint32 {
+		if !spDone {
+			spDone = true
+			if general && !focus && len(j.SeenProjects) > 0 {
+				sp = x.pairSums(s, j)
+			}
+		}
+		return sp
 	}
 	sumOf := func(k int32) int32 {
-		if sp != 0 && x.sumMark[k] == sp {
+		if sp := sums(); sp != 0 && x.sumMark[k] == sp {
 			return x.sum[k]
 		}
 		return 0
@@ -141,7 +149,7 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 
 	// Fast path: a general judge, no groups, nothing prioritized.
 	if general && !(o.MultiGroup && o.NumGroups > 0) && x.prioCount == 0 && !x.noFast {
-		if p := x.pickByLevel(ep, sp, minViews, last, now, window, c.Rand); p != nil {
+		if p := x.pickByLevel(ep, sums, focus, minViews, last, now, window, c.Rand); p != nil {
 			x.fastHits++
 			return p
 		}
@@ -173,7 +181,7 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 		prio := sl.flags&slotPrio != 0
 		prioAll = prioAll || prio
 		var sum int32
-		if sl.seen >= minViews {
+		if sl.seen >= minViews && !focus {
 			sum = sumOf(kk)
 		}
 		dist := distOf(kk)
@@ -240,7 +248,7 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 			sl := &x.slots[k]
 			anyPrio = anyPrio || sl.has(slotPrio)
 			var sum int32
-			if sl.seen >= minViews {
+			if sl.seen >= minViews && !focus {
 				sum = sumOf(k)
 			}
 			best.offer(k, sl.seen, sum, distOf(k))
@@ -256,8 +264,12 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 		}
 	}
 
-	// Step 9: fewest views; below min_views the nearest table, else the least compared,
-	// then the nearest; equals drawn with the command's random stream.
+	// Step 9: fewest views; below min_views the nearest table, else (focus mode) the
+	// most uncertain place at the top less the walk, or (spread mode) the least
+	// compared, then the nearest; equals drawn with the command's random stream.
+	if focus && best.seen >= minViews && bestAll.seen >= minViews {
+		return x.focusAmong(list, last, c.Rand)
+	}
 	if len(best.ties) == 1 {
 		return x.proj[best.ties[0]]
 	}
@@ -281,9 +293,13 @@ const (
 // walking outwards from the judge's last table for the nearest free candidate with a
 // pair sum of 0, which is then certainly the best. It returns nil when no project is
 // free (step 5 then keeps busy ones: the caller scans).
-func (x *judgingData) pickByLevel(ep, sp uint32, minViews, last int32, now, window int64, r *Rand) *Project {
+//
+// In focus mode, the first level with a free candidate at or above min_views means
+// every free candidate has its views: focusPick chooses among all of them.
+func (x *judgingData) pickByLevel(ep uint32, sums func() uint32, focus bool, minViews, last int32, now, window int64, r *Rand) *Project {
 	// While no assignment is older than the busy window, a held project is busy, so
 	// only the levels' free lists need looking at.
+	sp := uint32(0)
 	sumOf := func(k int32) int32 {
 		if sp != 0 && x.sumMark[k] == sp {
 			return x.sum[k]
@@ -298,6 +314,20 @@ func (x *judgingData) pickByLevel(ep, sp uint32, minViews, last int32, now, wind
 		}
 		v := int32(lvl)
 		compare := v >= minViews
+		if compare && focus {
+			// Coverage first: while a candidate someone else holds is below min_views,
+			// views keep spreading (nearest table at this level).
+			if !x.heldBelow(ep, minViews) {
+				if p := x.focusPick(ep, last, now, window, stale, r); p != nil {
+					return p
+				}
+				continue
+			}
+			compare = false
+		}
+		if compare {
+			sp = sums()
+		}
 		if len(free) > x.bigLevel && last >= 0 {
 			if p := x.walk(ep, sp, v, compare, last, now, window, r); p != nil {
 				return p

@@ -207,6 +207,7 @@ func TestAssignSteps(t *testing.T) {
 			j.LastLocation = 9
 		}, 7, ""},
 		{"9 fewest views first", []int{1, 2, 3}, func(s *State, ps []*Project, j *Judge) {
+			s.Options.MinViews = 3
 			ps[0].Seen, ps[1].Seen, ps[2].Seen = 2, 1, 2
 			j.LastLocation = 1
 		}, 2, ""},
@@ -218,6 +219,7 @@ func TestAssignSteps(t *testing.T) {
 		}, 4, ""},
 		{"9 at min_views: least compared wins over nearest", []int{1, 2, 3, 4}, func(s *State, ps []*Project, j *Judge) {
 			s.Options.MinViews = 1
+			s.Options.AssignmentMode = ModeSpread
 			// j saw table 1. Another judge saw tables 1 and 2, so (1,2) was compared once.
 			o := addTestJudge(s, 2, "")
 			seeProject(s, o, ps[0])
@@ -229,6 +231,7 @@ func TestAssignSteps(t *testing.T) {
 		}, 3, ""},
 		{"9 least compared: ties go to the nearest table", []int{1, 2, 5, 8}, func(s *State, ps []*Project, j *Judge) {
 			s.Options.MinViews = 0
+			s.Options.AssignmentMode = ModeSpread
 			j.LastLocation = 7
 		}, 8, ""},
 	}

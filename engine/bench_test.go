@@ -59,6 +59,9 @@ func benchAssign(b *testing.B, nProjects, nJudges, perJudge int, busy bool) {
 func benchAssignBusy(b *testing.B, nProjects, nJudges, perJudge, every int) {
 	busy := every > 0
 	s, js := benchState(b, nProjects, nJudges, perJudge)
+	if benchSetup != nil {
+		benchSetup(s)
+	}
 	x := s.jd()
 	c := ctxAt(s, 1_700_000_500_000, 1)
 	x.sync(s)

@@ -31,3 +31,12 @@ func (s *State) scoresChanged() {
 	x.pairsDirty = true
 	x.scores.invalidate()
 }
+
+// ratingInputsChanged tells the background ratings fit that its inputs changed in a way
+// the score cache does not see (a project hidden or shown, focus_top changed).
+func (s *State) ratingInputsChanged() {
+	c := &s.jd().scores
+	c.mu.Lock()
+	c.inputs++
+	c.mu.Unlock()
+}

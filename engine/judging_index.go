@@ -43,10 +43,12 @@ type judgingData struct {
 	fastHits   uint64  // assignments decided by the fast path (diagnostics)
 	slotByNum  []int32 // stable project number -> slot (-1 = none)
 	epoch      uint32
-	mark       []uint32 // per slot: == epoch when excluded for the current judge
-	sumMark    []uint32 // per slot: == epoch when sum holds a value
-	sum        []int32  // per slot: pair-comparison sum for the current judge
-	acc        []int32  // per project number: pairSums' scratch for dense rows
+	mark       []uint32  // per slot: == epoch when excluded for the current judge
+	sumMark    []uint32  // per slot: == epoch when sum holds a value
+	sum        []int32   // per slot: pair-comparison sum for the current judge
+	acc        []int32   // per project number: pairSums' scratch for dense rows
+	focus      []float64 // per slot: focus need (focus.go)
+	focusOrder []int32   // slots by focus need, highest first
 	cands      []int32
 	free       []int32
 	ties       []int32
@@ -166,6 +168,7 @@ func (x *judgingData) sync(s *State) {
 	x.sumMark = make([]uint32, len(ps))
 	x.sum = make([]int32, len(ps))
 	x.epoch = 0
+	x.refreshFocus()
 	x.valid = true
 	x.syncedAt = s.Applied
 }

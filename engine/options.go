@@ -18,6 +18,9 @@ const (
 	MaxMinViews     = 1000
 	MaxNumGroups    = 64
 	MaxReqPerMin    = 100000
+	MaxFocusTop     = 1000
+	// DefaultFocusTop is focus_top of a new event.
+	DefaultFocusTop = 10
 	// DefaultTrackViews is the track_views value of a new track.
 	DefaultTrackViews = 3
 	// DefaultGroupSize is the size given to groups added by a num_groups change.
@@ -52,6 +55,8 @@ type SetOptions struct {
 	MaxReqPerMin   *int      `json:"max_req_per_min,omitempty"`
 	BlockReqs      *bool     `json:"block_reqs,omitempty"`
 	EventName      *string   `json:"event_name,omitempty"`
+	AssignmentMode *string   `json:"assignment_mode,omitempty"`
+	FocusTop       *int      `json:"focus_top,omitempty"`
 }
 
 // Kind implements Command.
@@ -84,6 +89,8 @@ func (cmd *SetOptions) fields() []string {
 	add("max_req_per_min", cmd.MaxReqPerMin != nil)
 	add("block_reqs", cmd.BlockReqs != nil)
 	add("event_name", cmd.EventName != nil)
+	add("assignment_mode", cmd.AssignmentMode != nil)
+	add("focus_top", cmd.FocusTop != nil)
 	return out
 }
 
@@ -124,6 +131,18 @@ func (cmd *SetOptions) next(cur *Options) (Options, error) {
 	}
 	if v := cmd.BlockReqs; v != nil {
 		o.BlockReqs = *v
+	}
+	if v := cmd.AssignmentMode; v != nil {
+		if *v != ModeFocus && *v != ModeSpread {
+			return o, invalidf(`assignment_mode must be "focus" or "spread"`)
+		}
+		o.AssignmentMode = *v
+	}
+	if v := cmd.FocusTop; v != nil {
+		if *v < 1 || *v > MaxFocusTop {
+			return o, invalidf("focus_top must be between 1 and %d", MaxFocusTop)
+		}
+		o.FocusTop = *v
 	}
 	if v := cmd.SwitchingMode; v != nil {
 		if *v != "auto" && *v != "manual" {
@@ -304,6 +323,9 @@ func (cmd *SetOptions) apply(s *State, c *Ctx) (any, error) {
 	}
 	if old.JudgeTracks != o.JudgeTracks || !slices.Equal(old.Tracks, o.Tracks) {
 		s.scoresChanged()
+	}
+	if old.FocusTop != o.FocusTop {
+		s.ratingInputsChanged() // p_top is about the top focus_top
 	}
 	s.bumpOptionsRef(c)
 	return nil, nil

@@ -316,6 +316,9 @@ func (cmd *HideProjects) apply(s *State, c *Ctx) (any, error) {
 	if len(hidden) > 0 {
 		released = s.releaseJudgesOn(c, hidden, "project hidden")
 	}
+	if len(changed) > 0 {
+		s.ratingInputsChanged()
+	}
 	s.logProjects(c, hideVerb(cmd.Hide), ids)
 	c.changed("project", changed...)
 	if len(released) > 0 {

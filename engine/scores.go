@@ -28,6 +28,7 @@ type scoreCache struct {
 	trackStars map[ID]map[string]int
 	btDirty    bool
 	btVersion  uint64 // counts changes to Crowd-BT's inputs
+	inputs     uint64 // counts changes to the ratings' inputs (RatingInputsVersion)
 	bt         map[ID]btValue
 }
 
@@ -50,6 +51,7 @@ func (c *scoreCache) init() {
 func (c *scoreCache) judgeChanged(id ID, bt bool) {
 	c.mu.Lock()
 	c.dirty[id] = struct{}{}
+	c.inputs++
 	if bt {
 		c.btDirty = true
 		c.btVersion++
@@ -63,6 +65,7 @@ func (c *scoreCache) invalidate() {
 	c.all = true
 	c.btDirty = true
 	c.btVersion++
+	c.inputs++
 	c.mu.Unlock()
 }
 

@@ -77,6 +77,9 @@ type Judge struct {
 	Flagged      []ID  `json:"flagged"`
 	Rankings     []ID  `json:"rankings"`
 	LastActivity int64 `json:"last_activity"`
+	// Reliability is the fitted weight of the judge's rankings (SPEC §6a; 0 = not
+	// fitted yet, reported as 1).
+	Reliability float64 `json:"reliability,omitempty"`
 }
 
 // SeenProject is a project a judge finished, with the judge's notes and star.
@@ -106,6 +109,8 @@ type Project struct {
 	Prioritized   bool           `json:"prioritized"`
 	LastActivity  int64          `json:"last_activity"`
 	Created       uint64         `json:"created"` // Applied value of the creating command
+	// Fitted ratings (SPEC §6a), set by the journaled ratings command only.
+	Ratings ProjectRating `json:"ratings"`
 }
 
 // Flag records a skip with its reason.
@@ -166,6 +171,10 @@ type Options struct {
 	// EventName is the event's display name (page titles, the expo header, the
 	// login-code email subject).
 	EventName string `json:"event_name"`
+	// AssignmentMode is "focus" (default) or "spread" (SPEC §5 step 9); FocusTop is the
+	// size of the top whose membership focus mode sharpens and p_top is about (§6a).
+	AssignmentMode string `json:"assignment_mode"`
+	FocusTop       int    `json:"focus_top"`
 }
 
 // DefaultOptions returns the options of a new event.
@@ -173,7 +182,7 @@ func DefaultOptions(id ID) Options {
 	return Options{
 		ID:             id,
 		JudgingTimer:   300,
-		MinViews:       3,
+		MinViews:       DefaultMinViews,
 		Tracks:         []string{},
 		TrackViews:     []int{},
 		NumGroups:      3,
@@ -185,8 +194,14 @@ func DefaultOptions(id ID) Options {
 		IgnoreTracks:   []string{},
 		MaxReqPerMin:   100,
 		EventName:      DefaultEventName,
+		AssignmentMode: ModeFocus,
+		FocusTop:       DefaultFocusTop,
 	}
 }
+
+// DefaultMinViews is min_views of a new event: one view each before focus assignment
+// takes over (README, "Picking the winners", has the simulation behind it).
+const DefaultMinViews = 1
 
 // NewState returns the state of a brand-new server.
 func NewState() *State {
@@ -232,6 +247,12 @@ func (s *State) reindex() {
 		s.Options.EventName = DefaultEventName // a snapshot from before event_name
 	}
 	s.publicAt = s.Applied
+	if s.Options.AssignmentMode == "" { // a snapshot from before focus mode
+		s.Options.AssignmentMode = ModeFocus
+	}
+	if s.Options.FocusTop == 0 {
+		s.Options.FocusTop = DefaultFocusTop
+	}
 	s.codeIndex = make(map[string]ID, len(s.Judges))
 	s.tokenIndex = make(map[string]ID, len(s.Judges))
 	for id, j := range s.Judges {

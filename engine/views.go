@@ -24,6 +24,8 @@ type JudgeView struct {
 	Flagged      []ID          `json:"flagged"`
 	Rankings     []ID          `json:"rankings"`
 	LastActivity int64         `json:"last_activity"`
+	// Reliability is on the admin's judge list only (SPEC §6a), not on the judge's own.
+	Reliability *float64 `json:"reliability,omitempty"`
 }
 
 // View copies the judge for the wire.
@@ -40,6 +42,14 @@ func (j *Judge) View() JudgeView {
 		cur := j.Current
 		v.Current = &cur
 	}
+	return v
+}
+
+// AdminView copies the judge for the admin's judge list: View plus its reliability.
+func (j *Judge) AdminView() JudgeView {
+	v := j.View()
+	r := j.ReliabilityOf()
+	v.Reliability = &r
 	return v
 }
 
@@ -62,11 +72,16 @@ type ProjectAdminView struct {
 	Prioritized   bool           `json:"prioritized"`
 	Group         int            `json:"group"`
 	LastActivity  int64          `json:"last_activity"`
+	Rating        float64        `json:"rating"`
+	RatingSD      float64        `json:"rating_sd"`
+	Rank          int            `json:"rank"`
+	PTop          float64        `json:"p_top"`
 }
 
 // AdminView copies the project with its computed scores.
 func (s *State) AdminView(p *Project) ProjectAdminView {
 	sc := s.CopelandOf(p.ID)
+	r := p.RatingOf()
 	ts := make(map[string]int, len(sc.TrackStars))
 	for k, v := range sc.TrackStars {
 		ts[k] = v
@@ -80,6 +95,7 @@ func (s *State) AdminView(p *Project) ProjectAdminView {
 		TryLink: p.TryLink, VideoLink: p.VideoLink, ChallengeList: append([]string{}, p.ChallengeList...),
 		Seen: p.Seen, TrackSeen: seen, Score: sc.Score, Stars: sc.Stars, TrackStars: ts,
 		Active: p.Active, Prioritized: p.Prioritized, Group: p.Group, LastActivity: p.LastActivity,
+		Rating: r.Rating, RatingSD: r.SD, Rank: r.Rank, PTop: r.PTop,
 	}
 }
 

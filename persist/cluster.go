@@ -195,6 +195,10 @@ func openCluster(dir string, opts Options) (*Node, error) {
 	})
 	c.r.RegisterObserver(c.observer)
 	go c.watch()
+	if opts.Ratings { // fitted on the leader only (ratingsLoop); every node applies the result
+		n.ratingsDone = make(chan struct{})
+		go n.ratingsLoop()
+	}
 	c.log.Info().Str("node_id", cfg.NodeID).Str("raft_addr", cfg.RaftAdvertise).Bool("existing_state", existing).Msg("cluster node started")
 	return n, nil
 }

@@ -59,6 +59,11 @@ type Options struct {
 	// JournalFault, when set, is consulted before every journal write and allocation
 	// from the start on (fault-injection tests; see InjectJournalFault).
 	JournalFault func() error
+	// Ratings runs the background ratings fit (ratings.go) every RatingsEvery changes
+	// to its inputs (default 5) or RatingsQuiet after the last one (default 1 s).
+	Ratings      bool
+	RatingsEvery int
+	RatingsQuiet time.Duration
 }
 
 // Node is the single writer: it owns the engine, applies every command in order,
@@ -78,8 +83,10 @@ type Node struct {
 	loopDone  chan struct{}
 	gcDone    chan struct{}
 	probeDone chan struct{}
-	closing   atomic.Bool
-	failed    atomic.Pointer[error]
+	// ratingsDone is closed when the ratings loop ends (at once when it is off).
+	ratingsDone chan struct{}
+	closing     atomic.Bool
+	failed      atomic.Pointer[error]
 	// dirty is set when the state may hold changes that are not in the journal.
 	dirty atomic.Bool
 
@@ -155,7 +162,7 @@ func Open(dir string, opts Options) (*Node, error) {
 	n := &Node{
 		dir: dir, eng: engine.New(), st: st, j: j, opts: opts, log: opts.Log,
 		in: make(chan *request, 8192), quit: make(chan struct{}), loopDone: make(chan struct{}),
-		gcDone: make(chan struct{}), probeDone: make(chan struct{}),
+		gcDone: make(chan struct{}), probeDone: make(chan struct{}), ratingsDone: make(chan struct{}),
 	}
 	if err := n.recover(); err != nil {
 		j.Close()
@@ -171,6 +178,11 @@ func Open(dir string, opts Options) (*Node, error) {
 	go n.loop()
 	go n.gcLoop()
 	go n.probeLoop()
+	if opts.Ratings {
+		go n.ratingsLoop()
+	} else {
+		close(n.ratingsDone)
+	}
 	return n, nil
 }
 
@@ -667,6 +679,7 @@ func (n *Node) Close() error {
 		<-n.loopDone
 		<-n.gcDone
 		<-n.probeDone
+		<-n.ratingsDone
 		n.waitSnapshot()
 		if e := n.st.Close(); e != nil && err == nil {
 			err = e

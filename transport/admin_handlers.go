@@ -29,6 +29,7 @@ func (s *Server) routesAdmin(api fiber.Router) {
 	api.Post("/admin/deliberation", s.adminAuth, s.setOption(func() optionPayload { return &deliberationReq{} }))
 	api.Get("/judge/deliberation", s.judgeAuth, s.getDeliberation)
 	api.Get("/admin/stats", s.adminAuth, s.adminStats)
+	api.Get("/admin/results", s.adminAuth, s.adminResults)
 	api.Get("/admin/stats/:track", s.adminAuth, s.adminTrackStats)
 	api.Get("/admin/flags", s.adminAuth, s.listFlags)
 	api.Delete("/admin/flag/:id", s.adminAuth, s.dismissFlag)
@@ -73,6 +74,13 @@ func (s *Server) getOptions(c *fiber.Ctx) error {
 	var o engine.Options
 	s.node.Read(func(st *engine.State) { o = st.OptionsView() })
 	return c.JSON(o)
+}
+
+// adminResults handles GET /api/admin/results (SPEC §6a).
+func (s *Server) adminResults(c *fiber.Ctx) error {
+	var out engine.ResultsView
+	s.node.Read(func(st *engine.State) { out = st.Results() })
+	return c.JSON(out)
 }
 
 func (s *Server) getTimer(c *fiber.Ctx) error {

@@ -100,6 +100,11 @@ func TestConformanceJudgeFields(t *testing.T) {
 		"seen_projects": "array", "flagged": "array", "rankings": "array", "last_activity": "int",
 	}
 	for what, raw := range map[string]json.RawMessage{"judge list item": list[0], "GET /api/judge": self} {
+		if what == "judge list item" {
+			wantKeys(t, what, raw, append(fields, "reliability")...) // SPEC §6a
+			wantKinds(t, what, raw, kinds)
+			continue
+		}
 		wantKeys(t, what, raw, fields...)
 		wantKinds(t, what, raw, kinds)
 	}
@@ -121,9 +126,11 @@ func TestConformanceProjectAndOptionFields(t *testing.T) {
 	var list []json.RawMessage
 	ts.must(200, "GET", "/api/project/list", nil, asAdmin, &list)
 	wantKeys(t, "admin project", list[0], "id", "name", "location", "description", "url", "try_link", "video_link",
-		"challenge_list", "seen", "track_seen", "score", "stars", "track_stars", "active", "prioritized", "group", "last_activity")
+		"challenge_list", "seen", "track_seen", "score", "stars", "track_stars", "active", "prioritized", "group", "last_activity",
+		"rating", "rating_sd", "rank", "p_top") // SPEC §6a
 	wantKinds(t, "admin project", list[0], map[string]string{"location": "int", "challenge_list": "array",
-		"track_seen": "object", "track_stars": "object", "score": "int", "stars": "int", "group": "int", "last_activity": "int"})
+		"track_seen": "object", "track_stars": "object", "score": "int", "stars": "int", "group": "int", "last_activity": "int",
+		"rank": "int"})
 
 	var pub []json.RawMessage
 	ts.must(200, "GET", "/api/project/list/public", nil, anon, &pub)
@@ -135,15 +142,16 @@ func TestConformanceProjectAndOptionFields(t *testing.T) {
 	wantKeys(t, "options", opts, "id", "ref", "clock", "judging_timer", "min_views", "clock_sync", "deliberation",
 		"judge_tracks", "tracks", "track_views", "multi_group", "num_groups", "group_sizes", "switching_mode",
 		"auto_switch_prop", "manual_switches", "qr_code", "track_qr_codes", "group_names", "ignore_tracks",
-		"max_req_per_min", "block_reqs", "event_name")
+		"max_req_per_min", "block_reqs", "event_name", "assignment_mode", "focus_top")
 	var o map[string]json.RawMessage
 	json.Unmarshal(opts, &o)
 	defaults := map[string]string{
-		"judging_timer": "300", "min_views": "3", "clock_sync": "false", "deliberation": "false",
+		"judging_timer": "300", "min_views": "1", "clock_sync": "false", "deliberation": "false",
 		"judge_tracks": "false", "tracks": "[]", "track_views": "[]", "multi_group": "false", "num_groups": "3",
 		"group_sizes": "[30,30,30]", "switching_mode": `"auto"`, "auto_switch_prop": "0.1", "manual_switches": "0",
 		"qr_code": `""`, "track_qr_codes": "{}", "group_names": `["Group 1","Group 2","Group 3"]`,
 		"ignore_tracks": "[]", "max_req_per_min": "100", "block_reqs": "false", "event_name": `"Podium"`,
+		"assignment_mode": `"focus"`, "focus_top": "10",
 		"clock": `{"start_time":0,"pause_time":0,"running":false}`,
 	}
 	for k, want := range defaults {
@@ -482,7 +490,7 @@ func TestConformanceInvalidOptionsChangeNothing(t *testing.T) {
 		`{"group_sizes": [1, 2]}`, `{"group_sizes": [1, 0, 2]}`, `{"switching_mode": "sometimes"}`,
 		`{"auto_switch_prop": 0}`, `{"auto_switch_prop": 1.5}`, `{"group_names": ["a"]}`,
 		`{"max_req_per_min": 0}`, `{"max_req_per_min": 100001}`, `{"tracks": ["a", "a"]}`,
-		`{"tracks": [""]}`, `{"min_views": 5, "judging_timer": "300"}`, `{"min_views": 2.5}`,
+		`{"tracks": [""]}`, `{"assignment_mode": "random"}`, `{"focus_top": 0}`, `{"focus_top": 1001}`, `{"min_views": 5, "judging_timer": "300"}`, `{"min_views": 2.5}`,
 	} {
 		if c, b := ts.do("POST", "/api/admin/options", body, asAdmin); c != 400 {
 			t.Errorf("options %s: %d %s, want 400", body, c, b)

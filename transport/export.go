@@ -21,8 +21,8 @@ import (
 
 // Column headers of the exports.
 var (
-	judgesHeader   = []string{"Name", "Email", "Code", "Track", "Group", "Active", "ReadWelcome", "Seen", "Notes", "LastActivity", "Flagged"}
-	projectsHeader = []string{"Name", "Table", "Group", "Description", "URL", "TryLink", "VideoLink", "ChallengeList", "Seen", "Score", "Stars", "Mu", "Active", "Prioritized", "LastActivity"}
+	judgesHeader   = []string{"Name", "Email", "Code", "Track", "Group", "Active", "ReadWelcome", "Seen", "Notes", "LastActivity", "Flagged", "Reliability"}
+	projectsHeader = []string{"Name", "Table", "Group", "Description", "URL", "TryLink", "VideoLink", "ChallengeList", "Seen", "Score", "Stars", "Mu", "Active", "Prioritized", "LastActivity", "Rank", "Rating", "RatingSD", "PTop"}
 	rankingsHeader = []string{"JudgeName", "JudgeCode", "Track", "Ranked", "Unranked"}
 )
 
@@ -48,6 +48,8 @@ func exportTime(ms int64) string {
 }
 
 func exportInt(n int) string { return strconv.Itoa(n) }
+
+func exportFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 func exportBool(b bool) string { return strconv.FormatBool(b) }
 
@@ -86,6 +88,7 @@ func (s *Server) exportJudges(c *fiber.Ctx) error {
 				safeCell(j.Name), safeCell(j.Email), j.Code, safeCell(j.Track), exportInt(j.Group),
 				exportBool(j.Active), exportBool(j.ReadWelcome), exportInt(j.Seen), safeCell(j.Notes), exportTime(j.LastActivity),
 				strings.Join(flagged, ", "),
+				exportFloat(j.ReliabilityOf()),
 			})
 		}
 	})
@@ -113,6 +116,7 @@ func projectRows(st *engine.State) []exportProjectRow {
 				safeCell(v.TryLink), safeCell(v.VideoLink), safeCell(strings.Join(v.ChallengeList, ", ")),
 				exportInt(v.Seen), exportInt(v.Score), exportInt(v.Stars), strconv.FormatFloat(mu, 'f', -1, 64),
 				exportBool(v.Active), exportBool(v.Prioritized), exportTime(v.LastActivity),
+				exportInt(v.Rank), exportFloat(v.Rating), exportFloat(v.RatingSD), exportFloat(v.PTop),
 			},
 		})
 	}

@@ -118,7 +118,7 @@ func TestExportJudges(t *testing.T) {
 	ts.must(200, "GET", "/api/judge/list", nil, asAdmin, &list)
 
 	rows := ts.getCSV("/api/admin/export/judges", "judges.csv")
-	sameCells(t, "header", rows[0], []string{"Name", "Email", "Code", "Track", "Group", "Active", "ReadWelcome", "Seen", "Notes", "LastActivity", "Flagged"})
+	sameCells(t, "header", rows[0], []string{"Name", "Email", "Code", "Track", "Group", "Active", "ReadWelcome", "Seen", "Notes", "LastActivity", "Flagged", "Reliability"})
 	if len(rows) != 1+len(list) {
 		t.Fatalf("%d rows for %d judges", len(rows), len(list))
 	}
@@ -131,6 +131,9 @@ func TestExportJudges(t *testing.T) {
 			strconv.FormatBool(j.ReadWelcome), strconv.Itoa(j.Seen), wantNotes[i],
 		})
 		wantExportTime(t, r[9], j.LastActivity)
+		if r[10] != "1" { // no ratings fitted yet
+			t.Errorf("judge %s reliability %q, want 1", j.Name, r[10])
+		}
 	}
 	if list[1].LastActivity == 0 || rows[2][9] == "" {
 		t.Errorf("logged-in judge has no last activity: %d %q", list[1].LastActivity, rows[2][9])
@@ -141,7 +144,7 @@ func TestExportProjects(t *testing.T) {
 	ts := exportFixture(t)
 	list := ts.projectList()
 	rows := ts.getCSV("/api/admin/export/projects", "projects.csv")
-	sameCells(t, "header", rows[0], []string{"Name", "Table", "Group", "Description", "URL", "TryLink", "VideoLink", "ChallengeList", "Seen", "Score", "Stars", "Mu", "Active", "Prioritized", "LastActivity"})
+	sameCells(t, "header", rows[0], []string{"Name", "Table", "Group", "Description", "URL", "TryLink", "VideoLink", "ChallengeList", "Seen", "Score", "Stars", "Mu", "Active", "Prioritized", "LastActivity", "Rank", "Rating", "RatingSD", "PTop"})
 	if len(rows) != 1+len(list) {
 		t.Fatalf("%d rows for %d projects", len(rows), len(list))
 	}
@@ -165,6 +168,20 @@ func TestExportProjects(t *testing.T) {
 			t.Errorf("Mu %q is not a number", r[11])
 		}
 		wantExportTime(t, r[14], p.LastActivity)
+		var pl struct {
+			Rank   int     `json:"rank"`
+			Rating float64 `json:"rating"`
+			SD     float64 `json:"rating_sd"`
+			PTop   float64 `json:"p_top"`
+		}
+		ts.Node.Read(func(st *engine.State) {
+			v := st.AdminView(st.Projects[id])
+			pl.Rank, pl.Rating, pl.SD, pl.PTop = v.Rank, v.Rating, v.RatingSD, v.PTop
+		})
+		sameCells(t, "project ratings "+p.Name, r[15:], []string{
+			strconv.Itoa(pl.Rank), strconv.FormatFloat(pl.Rating, 'f', -1, 64),
+			strconv.FormatFloat(pl.SD, 'f', -1, 64), strconv.FormatFloat(pl.PTop, 'f', -1, 64),
+		})
 	}
 }
 

@@ -42,7 +42,7 @@ var garbageFields = map[string]string{
 	"event_name": "string", "question": "string", "answer": "string", "tier": "string",
 	"website_url": "string", "logo_data": "string", "logo_content_type": "string", "token": "string",
 	"group": "int", "num_groups": "int", "max_req_per_min": "int", "judging_timer": "int",
-	"min_views": "int", "display_order": "int",
+	"min_views": "int", "display_order": "int", "focus_top": "int", "assignment_mode": "string",
 	"no_send": "bool", "hide": "bool", "starred": "bool", "prioritize": "bool", "start": "bool",
 	"block_reqs": "bool", "clock_sync": "bool", "judge_tracks": "bool", "multi_group": "bool",
 	"read_welcome": "bool",
@@ -85,12 +85,16 @@ func garbageBodies() []struct{ name, body string } {
 		names = append(names, f)
 	}
 	sort.Strings(names)
+	stride := 7 // coprime with the number of fields, so that every field is sent
+	for gcd(stride, len(names)) != 1 {
+		stride++
+	}
 	for i, wrong := range garbageWrong {
 		// Every field of the API with a value of the wrong type, in a different order
 		// each time (the first wrong field is the one a decoder reports).
 		parts := make([]string, 0, len(names))
 		for k := range names {
-			f := names[(k*7+i*11)%len(names)]
+			f := names[(k*stride+i*11)%len(names)]
 			parts = append(parts, fmt.Sprintf("%q: %s", f, wrong[garbageFields[f]]))
 		}
 		out = append(out, struct{ name, body string }{fmt.Sprintf("wrong types %d", i), "{" + strings.Join(parts, ", ") + "}"})
@@ -98,6 +102,13 @@ func garbageBodies() []struct{ name, body string } {
 		out = append(out, struct{ name, body string }{fmt.Sprintf("array of wrong types %d", i), "[{" + strings.Join(parts, ", ") + "}]"})
 	}
 	return out
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // garbageRoute is a write route found on the server.

@@ -70,7 +70,7 @@ func (s *Server) listJudges(c *fiber.Ctx) error {
 	s.node.Read(func(st *engine.State) {
 		out = make([]engine.JudgeView, 0, len(st.JudgeOrder))
 		for _, j := range st.JudgesInOrder() {
-			out = append(out, j.View())
+			out = append(out, j.AdminView())
 		}
 	})
 	return c.JSON(out)

@@ -241,7 +241,7 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	nodeOpts := persist.Options{Log: log, Observer: nodeObserver, JournalFault: journalFault()}
+	nodeOpts := persist.Options{Log: log, Observer: nodeObserver, JournalFault: journalFault(), Ratings: true}
 	if clusterCfg != nil {
 		nodeOpts.Cluster, nodeOpts.ClusterObserver = clusterCfg, clusterObserver()
 	}

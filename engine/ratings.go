@@ -1,0 +1,311 @@
+package engine
+
+// Podium's ratings (SPEC §6a): the state side. The fit itself (ratings_fit.go) runs
+// outside the writer on a RatingInput copied under the read lock; its result comes back
+// as a journaled SetRatings command, so assignments that use it replay exactly.
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+func init() {
+	register(func() Command { return &SetRatings{} })
+}
+
+// Assignment modes of SPEC §5 step 9.
+const (
+	ModeFocus  = "focus"
+	ModeSpread = "spread"
+)
+
+// ProjectRating is a project's fitted rating (SPEC §6a). PTop3 is the probability of a
+// place in the top 3, which focus assignment uses besides PTop.
+type ProjectRating struct {
+	Rating float64 `json:"rating"`
+	SD     float64 `json:"sd"`
+	PTop   float64 `json:"p_top"`
+	PTop3  float64 `json:"p_top3"`
+	Rank   int     `json:"rank"`
+}
+
+// SetRatings stores a fit's result (written by the server's background fitter, never by
+// a client). Projects and judges are parallel to their value lists; ids that no longer
+// exist are ignored, projects the fit did not cover get the prior (rating 0, sd of the
+// prior, p_top 0) until the next fit.
+type SetRatings struct {
+	Version     uint64    `json:"version"` // RatingInputs version the fit saw
+	Projects    []ID      `json:"projects"`
+	Rating      []float64 `json:"rating"`
+	SD          []float64 `json:"sd"`
+	PTop        []float64 `json:"p_top"`
+	PTop3       []float64 `json:"p_top3"`
+	Judges      []ID      `json:"judges"`
+	Reliability []float64 `json:"reliability"`
+}
+
+// Kind implements Command.
+func (*SetRatings) Kind() string { return "ratings.set" }
+
+func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
+	n := len(cmd.Projects)
+	if len(cmd.Rating) != n || len(cmd.SD) != n || len(cmd.PTop) != n || len(cmd.PTop3) != n || len(cmd.Reliability) != len(cmd.Judges) {
+		return nil, invalidf("ratings: value lists differ in length")
+	}
+	for _, vs := range [][]float64{cmd.Rating, cmd.SD, cmd.PTop, cmd.PTop3, cmd.Reliability} {
+		for _, v := range vs {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, invalidf("ratings: value not finite")
+			}
+		}
+	}
+	set := make(map[ID]int, n)
+	for i, id := range cmd.Projects {
+		set[id] = i
+	}
+	for _, p := range s.Projects {
+		if i, ok := set[p.ID]; ok {
+			p.Ratings = ProjectRating{Rating: cmd.Rating[i], SD: cmd.SD[i], PTop: cmd.PTop[i], PTop3: cmd.PTop3[i]}
+		} else {
+			p.Ratings = ProjectRating{SD: ratingPriorSD}
+		}
+	}
+	for i, id := range cmd.Judges {
+		if j, ok := s.Judges[id]; ok {
+			j.Reliability = cmd.Reliability[i]
+		}
+	}
+	s.rankProjects()
+	x := s.jd()
+	if x.valid && x.syncedAt == s.Applied {
+		x.refreshFocus()
+		x.keep(s)
+	}
+	c.logf("ratings updated (%d projects, %d judges)", n, len(cmd.Judges))
+	c.changed("ratings")
+	return nil, nil
+}
+
+// rankProjects sets Rank: active projects by rating, then Copeland score, then table;
+// hidden projects 0.
+func (s *State) rankProjects() {
+	type entry struct {
+		p     *Project
+		score int
+	}
+	list := make([]entry, 0, len(s.Projects))
+	for _, p := range s.Projects {
+		p.Ratings.Rank = 0
+		if p.Active {
+			list = append(list, entry{p, s.CopelandOf(p.ID).Score})
+		}
+	}
+	slices.SortFunc(list, func(a, b entry) int {
+		if c := cmp.Compare(b.p.Ratings.Rating, a.p.Ratings.Rating); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.p.Location, b.p.Location)
+	})
+	for i, e := range list {
+		e.p.Ratings.Rank = i + 1
+	}
+}
+
+// RatingOf returns what the wire shows of a project's rating: rank 0 when hidden.
+func (p *Project) RatingOf() ProjectRating {
+	r := p.Ratings
+	if !p.Active {
+		r.Rank = 0
+	}
+	if r.SD == 0 {
+		r.SD = ratingPriorSD
+	}
+	return r
+}
+
+// ReliabilityOf returns the judge's fitted reliability, 1 before any fit.
+func (j *Judge) ReliabilityOf() float64 {
+	if j.Reliability == 0 {
+		return 1
+	}
+	return j.Reliability
+}
+
+// RatingInputsVersion counts changes to what the ratings are fitted from (views,
+// rankings, stars, hidden judges or projects, tracks). The background fitter refits when
+// it moved.
+func (s *State) RatingInputsVersion() uint64 {
+	c := &s.jd().scores
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.inputs
+}
+
+// RatingInput is what a fit needs, copied from the state under the read lock.
+type RatingInput struct {
+	Version  uint64
+	FocusTop int
+	Projects []ID      // active projects, in table order
+	Prev     []float64 // their last ratings (a warm start)
+	Judges   []ID      // active general judges with at least two judged active projects
+	PrevRel  []float64 // their last reliabilities (0 = none)
+	// Per judge i, Seq[Off[i]:Off[i+1]] are its judged projects as indices into
+	// Projects: first its ranking (NRanked[i] of them, best first), then the unranked
+	// ones in the order judged. Star[k] says whether Seq[k] is starred.
+	Off     []int32
+	NRanked []int32
+	Seq     []int32
+	Star    []bool
+}
+
+// RatingInput copies the fit's inputs (call it under the read lock).
+func (s *State) RatingInput() *RatingInput {
+	in := &RatingInput{FocusTop: s.Options.FocusTop, Off: []int32{0}}
+	in.Version = s.RatingInputsVersion()
+	idx := make(map[ID]int32, len(s.Projects))
+	for _, p := range s.ProjectsByLocation() {
+		if !p.Active {
+			continue
+		}
+		idx[p.ID] = int32(len(in.Projects))
+		in.Projects = append(in.Projects, p.ID)
+		in.Prev = append(in.Prev, p.Ratings.Rating)
+	}
+	for _, id := range s.JudgeOrder {
+		j, ok := s.Judges[id]
+		if !ok || !j.Active || !s.IsGeneral(j) || len(j.SeenProjects) < 2 {
+			continue
+		}
+		start := len(in.Seq)
+		ranked := make(map[ID]bool, len(j.Rankings))
+		for _, pid := range j.Rankings {
+			if k, ok := idx[pid]; ok {
+				ranked[pid] = true
+				in.Seq = append(in.Seq, k)
+				in.Star = append(in.Star, false)
+			}
+		}
+		nr := len(in.Seq) - start
+		for _, sp := range j.SeenProjects {
+			if k, ok := idx[sp.ProjectID]; ok && !ranked[sp.ProjectID] {
+				in.Seq = append(in.Seq, k)
+				in.Star = append(in.Star, false)
+			}
+		}
+		if len(in.Seq)-start < 2 {
+			in.Seq, in.Star = in.Seq[:start], in.Star[:start]
+			continue
+		}
+		starred := make(map[ID]bool)
+		for _, sp := range j.SeenProjects {
+			if sp.Starred {
+				starred[sp.ProjectID] = true
+			}
+		}
+		for k := start; k < len(in.Seq); k++ {
+			in.Star[k] = starred[in.Projects[in.Seq[k]]]
+		}
+		in.Judges = append(in.Judges, id)
+		in.PrevRel = append(in.PrevRel, j.Reliability)
+		in.NRanked = append(in.NRanked, int32(nr))
+		in.Off = append(in.Off, int32(len(in.Seq)))
+	}
+	return in
+}
+
+// ResultEntry is one project in GET /api/admin/results.
+type ResultEntry struct {
+	ID       ID      `json:"id"`
+	Name     string  `json:"name"`
+	Location int     `json:"location"`
+	Rank     int     `json:"rank"`
+	Rating   float64 `json:"rating"`
+	RatingSD float64 `json:"rating_sd"`
+	PTop     float64 `json:"p_top"`
+	PTop3    float64 `json:"p_top3"`
+	Score    int     `json:"score"`
+	Stars    int     `json:"stars"`
+	Seen     int     `json:"seen"`
+	// TrackStars is set in the per-track lists only: the project's stars from that
+	// track's judges.
+	TrackStars *int `json:"track_stars,omitempty"`
+}
+
+// ResultsView is GET /api/admin/results (SPEC §6a) plus, for the dashboard, how settled
+// the top is: Stable3 and Stable10 estimate the probability that the current top 3
+// (top focus_top) are exactly the true top 3 (as a set), from the projects' p_top3 and
+// p_top; FocusTop is the size of that top.
+type ResultsView struct {
+	Projects []ResultEntry            `json:"projects"`
+	Tracks   map[string][]ResultEntry `json:"tracks"`
+	FocusTop int                      `json:"focus_top"`
+	Stable3  float64                  `json:"stable_top3"`
+	StableK  float64                  `json:"stable_top"`
+}
+
+// Results builds the results view.
+func (s *State) Results() ResultsView {
+	out := ResultsView{Projects: []ResultEntry{}, Tracks: map[string][]ResultEntry{}, FocusTop: s.Options.FocusTop}
+	var ps []*Project
+	for _, p := range s.Projects {
+		if p.Active {
+			ps = append(ps, p)
+		}
+	}
+	slices.SortFunc(ps, func(a, b *Project) int {
+		if c := cmp.Compare(a.Ratings.Rank, b.Ratings.Rank); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Location, b.Location)
+	})
+	entry := func(p *Project, sc Score) ResultEntry {
+		r := p.RatingOf()
+		return ResultEntry{ID: p.ID, Name: p.Name, Location: p.Location, Rank: r.Rank, Rating: r.Rating,
+			RatingSD: r.SD, PTop: r.PTop, PTop3: r.PTop3, Score: sc.Score, Stars: sc.Stars, Seen: p.Seen}
+	}
+	scores := make(map[ID]Score, len(ps))
+	out.Stable3, out.StableK = 1, 1
+	for i, p := range ps {
+		sc := s.CopelandOf(p.ID)
+		scores[p.ID] = sc
+		out.Projects = append(out.Projects, entry(p, sc))
+		// Settledness: every project in the top keeps its place, every other stays out.
+		if i < 3 {
+			out.Stable3 *= p.Ratings.PTop3
+		} else {
+			out.Stable3 *= 1 - p.Ratings.PTop3
+		}
+		if i < s.Options.FocusTop {
+			out.StableK *= p.Ratings.PTop
+		} else {
+			out.StableK *= 1 - p.Ratings.PTop
+		}
+	}
+	if len(ps) == 0 {
+		out.Stable3, out.StableK = 0, 0
+	}
+	for _, t := range s.Options.Tracks {
+		list := []ResultEntry{}
+		var tp []*Project
+		for _, p := range ps {
+			if containsString(p.ChallengeList, t) {
+				tp = append(tp, p)
+			}
+		}
+		slices.SortStableFunc(tp, func(a, b *Project) int {
+			return cmp.Compare(scores[b.ID].TrackStars[t], scores[a.ID].TrackStars[t]) // then by rank (ps order)
+		})
+		for _, p := range tp {
+			e := entry(p, scores[p.ID])
+			n := scores[p.ID].TrackStars[t]
+			e.TrackStars = &n
+			list = append(list, e)
+		}
+		out.Tracks[t] = list
+	}
+	return out
+}

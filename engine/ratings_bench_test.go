@@ -1,0 +1,68 @@
+package engine
+
+import "testing"
+
+// benchMode is the assignment mode benchAssignMode sets before measuring.
+func benchAssignMode(b *testing.B, mode string, fitted bool, every int) {
+	benchSetup = func(s *State) {
+		s.Options.AssignmentMode = mode
+		if fitted {
+			var cmd *SetRatings
+			cmd = FitRatings(s.RatingInput())
+			if _, err := cmd.apply(s, ctxAt(s, 1_700_000_400_000, 1)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	defer func() { benchSetup = nil }()
+	benchAssignBusy(b, 10000, 5000, 20, every)
+}
+
+// benchSetup, when set, changes the bench state before the index is built.
+var benchSetup func(s *State)
+
+// BenchmarkAssignFocus10kProjects5kJudges20Seen: focus mode with fitted ratings (every
+// project has its min_views), SPEC §5 step 9. Target: < 100 µs.
+func BenchmarkAssignFocus10kProjects5kJudges20Seen(b *testing.B) {
+	benchAssignMode(b, ModeFocus, true, 0)
+}
+
+// BenchmarkAssignFocus10kProjects5kJudges20SeenAllBusy: the same while 4,950 judges hold
+// a project.
+func BenchmarkAssignFocus10kProjects5kJudges20SeenAllBusy(b *testing.B) {
+	benchAssignMode(b, ModeFocus, true, 100)
+}
+
+// BenchmarkAssignSpread10kProjects5kJudges20Seen: Jury's rule (pair sums), for comparison.
+func BenchmarkAssignSpread10kProjects5kJudges20Seen(b *testing.B) {
+	benchAssignMode(b, ModeSpread, false, 0)
+}
+
+// BenchmarkFitRatings10kProjects5kJudges20Seen: one full (cold) ratings fit at the
+// scale target, outside the writer. Target: well under 1 s.
+func BenchmarkFitRatings10kProjects5kJudges20Seen(b *testing.B) {
+	s, _ := benchState(b, 10000, 5000, 20)
+	for _, j := range s.Judges { // everyone ranks all it saw
+		j.Rankings = j.Rankings[:0]
+		for _, sp := range j.SeenProjects {
+			j.Rankings = append(j.Rankings, sp.ProjectID)
+		}
+	}
+	in := s.RatingInput()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		FitRatings(in)
+	}
+}
+
+// BenchmarkRatingInput10kProjects5kJudges20Seen: copying the fit's inputs under the
+// read lock.
+func BenchmarkRatingInput10kProjects5kJudges20Seen(b *testing.B) {
+	s, _ := benchState(b, 10000, 5000, 20)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.RatingInput()
+	}
+}

@@ -1,0 +1,91 @@
+package persist
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"podium/engine"
+)
+
+// The background ratings fit (SPEC §6a). It runs beside the writer: it copies the fit's
+// inputs under the read lock, fits without any lock, and submits the result as a
+// journaled command, so assignments that use the ratings replay exactly. It refits once
+// RatingsEvery changes to the inputs (finishes, rankings, stars, hides) have gathered,
+// or once the inputs have been quiet for RatingsQuiet after a change (the end of a
+// burst), and never runs two fits at once.
+
+const (
+	defaultRatingsEvery = 5
+	defaultRatingsQuiet = time.Second
+	ratingsPoll         = 100 * time.Millisecond
+)
+
+func (n *Node) ratingsLoop() {
+	defer close(n.ratingsDone)
+	every := n.opts.RatingsEvery
+	if every <= 0 {
+		every = defaultRatingsEvery
+	}
+	quiet := n.opts.RatingsQuiet
+	if quiet <= 0 {
+		quiet = defaultRatingsQuiet
+	}
+	tick := time.NewTicker(ratingsPoll)
+	defer tick.Stop()
+	var fitted, seen uint64
+	var pending uint64
+	changedAt := time.Now()
+	first := true
+	for {
+		select {
+		case <-n.quit:
+			return
+		case <-tick.C:
+		}
+		var v uint64
+		n.eng.Read(func(s *engine.State) { v = s.RatingInputsVersion() })
+		if first {
+			// After a restart the journaled ratings are current unless judging goes on.
+			fitted, seen, first = v, v, false
+			continue
+		}
+		if v == fitted {
+			continue
+		}
+		if v != seen {
+			pending += v - seen
+			if v < seen { // the counter restarted (state restored)
+				pending = uint64(every)
+			}
+			seen, changedAt = v, time.Now()
+		}
+		if pending < uint64(every) && time.Since(changedAt) < quiet {
+			continue
+		}
+		if !n.Ready() || !n.fitsRatings() {
+			continue
+		}
+		var in *engine.RatingInput
+		n.eng.Read(func(s *engine.State) { in = s.RatingInput() })
+		start := time.Now()
+		cmd := engine.FitRatings(in)
+		took := time.Since(start)
+		if _, err := n.Submit(context.Background(), engine.System, cmd); err != nil {
+			n.log.Warn().Err(err).Msg("ratings not stored")
+			continue
+		}
+		n.log.Debug().Dur("took", took).Int("projects", len(in.Projects)).Int("judges", len(in.Judges)).Msg("ratings refitted")
+		fitted, pending = in.Version, 0
+		if in.Version != seen {
+			pending = 1 // changes arrived while fitting: go again soon
+		}
+	}
+}
+
+// fitsRatings says whether this node fits the ratings: a single node always, a cluster
+// node only while it leads (the others apply the journaled result).
+func (n *Node) fitsRatings() bool {
+	return n.cl == nil || (n.cl.r != nil && n.cl.r.State() == raft.Leader)
+}
