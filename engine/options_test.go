@@ -362,7 +362,7 @@ func TestEventNameOption(t *testing.T) {
 	for _, bad := range []string{"", "   ", "Hack\r\nBcc: x@y.z", string(long)} {
 		r.refuse(KindInvalid, &SetOptions{EventName: strp(bad), MinViews: intp(7)})
 	}
-	if o := r.opts(); o.EventName != "Spring Hack 2026" || o.MinViews != 3 {
+	if o := r.opts(); o.EventName != "Spring Hack 2026" || o.MinViews != DefaultMinViews {
 		t.Errorf("a refused change changed the options: %q %d", o.EventName, o.MinViews)
 	}
 	// A snapshot from before the option comes back with the default.
