@@ -131,8 +131,11 @@ func TestExportJudges(t *testing.T) {
 			strconv.FormatBool(j.ReadWelcome), strconv.Itoa(j.Seen), wantNotes[i],
 		})
 		wantExportTime(t, r[9], j.LastActivity)
-		if r[10] != "1" { // no ratings fitted yet
-			t.Errorf("judge %s reliability %q, want 1", j.Name, r[10])
+		if r[10] != "" { // nothing skipped yet
+			t.Errorf("judge %s flagged %q, want empty", j.Name, r[10])
+		}
+		if r[11] != "1" { // no ratings fitted yet
+			t.Errorf("judge %s reliability %q, want 1", j.Name, r[11])
 		}
 	}
 	if list[1].LastActivity == 0 || rows[2][9] == "" {
