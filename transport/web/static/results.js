@@ -68,8 +68,14 @@ async function loadJudges() {
 
 const refresh = throttle(() => { loadResults(); loadJudges(); }, 1000);
 
-new LiveSocket((type, d) => {
-  if (type === 'hello' || type === 'stats' || (type === 'changed' && ['ratings', 'judge', 'project'].includes(d.kind))) refresh();
+// The socket opens when the tab is first shown: by then the admin is logged in, so the
+// server knows it as an admin (admin events only go to admins).
+let socket = null;
+$('#tab-results').addEventListener('click', () => {
+  if (!socket) {
+    socket = new LiveSocket((type, d) => {
+      if (type === 'hello' || type === 'stats' || (type === 'changed' && ['ratings', 'judge', 'project'].includes(d.kind))) refresh();
+    });
+  }
+  refresh();
 });
-$('#tab-results').addEventListener('click', refresh);
-refresh();
