@@ -66,3 +66,23 @@ func BenchmarkRatingInput10kProjects5kJudges20Seen(b *testing.B) {
 		s.RatingInput()
 	}
 }
+
+// BenchmarkFitRatingsWarm10kProjects5kJudges20Seen: a refit from the last ratings (what
+// the server does every few finishes).
+func BenchmarkFitRatingsWarm10kProjects5kJudges20Seen(b *testing.B) {
+	s, _ := benchState(b, 10000, 5000, 20)
+	for _, j := range s.Judges {
+		j.Rankings = j.Rankings[:0]
+		for _, sp := range j.SeenProjects {
+			j.Rankings = append(j.Rankings, sp.ProjectID)
+		}
+	}
+	in := s.RatingInput()
+	first := FitRatings(in)
+	in.Prev, in.PrevRel = first.Rating, first.Reliability
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		FitRatings(in)
+	}
+}

@@ -14,7 +14,8 @@ import (
 // journaled command, so assignments that use the ratings replay exactly. It refits once
 // RatingsEvery changes to the inputs (finishes, rankings, stars, hides) have gathered,
 // or once the inputs have been quiet for RatingsQuiet after a change (the end of a
-// burst), and never runs two fits at once.
+// burst), never runs two fits at once, and waits four times the last fit's duration
+// before the next (a fit never takes more than a fifth of one core).
 
 const (
 	defaultRatingsEvery = 5
@@ -37,6 +38,7 @@ func (n *Node) ratingsLoop() {
 	var fitted, seen uint64
 	var pending uint64
 	changedAt := time.Now()
+	var notBefore time.Time // keeps fits under a fifth of one core
 	first := true
 	for {
 		select {
@@ -64,7 +66,7 @@ func (n *Node) ratingsLoop() {
 		if pending < uint64(every) && time.Since(changedAt) < quiet {
 			continue
 		}
-		if !n.Ready() || !n.fitsRatings() {
+		if !n.Ready() || !n.fitsRatings() || time.Now().Before(notBefore) {
 			continue
 		}
 		var in *engine.RatingInput
@@ -72,6 +74,7 @@ func (n *Node) ratingsLoop() {
 		start := time.Now()
 		cmd := engine.FitRatings(in)
 		took := time.Since(start)
+		notBefore = time.Now().Add(4 * took)
 		if _, err := n.Submit(context.Background(), engine.System, cmd); err != nil {
 			n.log.Warn().Err(err).Msg("ratings not stored")
 			continue

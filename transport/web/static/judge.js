@@ -509,6 +509,7 @@ function renderJudged() {
   $('#unranked').replaceChildren(...unranked.map((p) => judgedItem(p, -1, ranked.length)));
   $('#ranked-empty').hidden = ranked.length > 0;
   $('#unranked-empty').hidden = unranked.length > 0 || S.judged.length === 0;
+  $('#rank-nudge').hidden = unranked.length === 0;
 }
 
 function judgedItem(p, idx, n) {

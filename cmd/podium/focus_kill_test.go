@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestSIGKILLDuringFocusAssignment judges until focus assignment runs on fitted ratings,
+// kills the server with SIGKILL while judges are asking for their next project, and
+// restarts it twice: ratings and ranks are the ones journaled before the kill, every
+// acknowledged assignment is still the judge's current project, and two replays of the
+// same journal give byte-identical judge and project lists.
+func TestSIGKILLDuringFocusAssignment(t *testing.T) {
+	dir := t.TempDir()
+	p := startBinary(t, dir)
+	for i := 0; i < 30; i++ {
+		p.must("POST", "/api/project/new", map[string]any{"name": fmt.Sprint("Project ", i), "description": "d"}, "")
+	}
+	for i := 0; i < 8; i++ {
+		p.must("POST", "/api/judge/new", map[string]any{"name": fmt.Sprint("Judge ", i), "email": fmt.Sprintf("j%d@example.com", i), "notes": "", "no_send": true}, "")
+	}
+	var judges []struct {
+		ID, Code string
+	}
+	json.Unmarshal(p.must("GET", "/api/judge/list", nil, ""), &judges)
+	tokens := make([]string, len(judges))
+	for i, j := range judges {
+		var res struct{ Token string }
+		json.Unmarshal(p.must("POST", "/api/judge/login", map[string]string{"code": j.Code}, "x"), &res)
+		tokens[i] = res.Token
+	}
+	p.must("POST", "/api/admin/clock/unpause", nil, "")
+	// Six rounds: every project gets its view (min_views 1), then focus mode decides.
+	for round := 0; round < 6; round++ {
+		for _, tok := range tokens {
+			p.must("POST", "/api/judge/next", nil, tok)
+			p.must("POST", "/api/judge/finish", map[string]any{"starred": round%3 == 0}, tok)
+			var seen []struct {
+				ProjectID string `json:"project_id"`
+			}
+			json.Unmarshal(p.must("GET", "/api/judge/projects", nil, tok), &seen)
+			rk := []string{}
+			for k := len(seen) - 1; k >= 0; k-- { // any fixed order will do
+				rk = append(rk, seen[k].ProjectID)
+			}
+			p.must("POST", "/api/judge/rank", map[string]any{"ranking": rk}, tok)
+		}
+	}
+	// Wait until the background fit has caught up (the list stops changing).
+	ratings := func(p *proc) []byte { return p.must("GET", "/api/admin/results", nil, "") }
+	last, stableSince := ratings(p), time.Now()
+	for time.Since(stableSince) < 2500*time.Millisecond {
+		time.Sleep(200 * time.Millisecond)
+		if cur := ratings(p); !bytes.Equal(cur, last) {
+			last, stableSince = cur, time.Now()
+		}
+	}
+	var res struct {
+		Projects []struct {
+			Rank   int     `json:"rank"`
+			Rating float64 `json:"rating"`
+		} `json:"projects"`
+	}
+	json.Unmarshal(last, &res)
+	if len(res.Projects) != 30 || res.Projects[0].Rating == 0 {
+		t.Fatalf("no fitted ratings before the kill: %s", last)
+	}
+
+	// Every judge asks for its next project at once; kill while they are in flight.
+	var mu sync.Mutex
+	acked := map[string]string{} // judge token -> project acknowledged
+	var wg sync.WaitGroup
+	for _, tok := range tokens {
+		wg.Add(1)
+		go func(tok string) {
+			defer wg.Done()
+			code, b, err := p.req("POST", "/api/judge/next", nil, tok)
+			if err != nil || code != 200 {
+				return
+			}
+			var nx struct {
+				ProjectID string `json:"project_id"`
+			}
+			if json.Unmarshal(b, &nx) == nil && nx.ProjectID != "" {
+				mu.Lock()
+				acked[tok] = nx.ProjectID
+				mu.Unlock()
+			}
+		}(tok)
+	}
+	// Kill once some are acknowledged and others may still be in flight.
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 3 {
+			break
+		}
+	}
+	p.kill()
+	wg.Wait()
+
+	p2 := startBinary(t, dir)
+	if got := ratings(p2); !bytes.Equal(got, last) {
+		t.Errorf("results differ after SIGKILL restart:\nbefore %s\nafter  %s", last, got)
+	}
+	for tok, pid := range acked {
+		var j struct {
+			Current *string `json:"current"`
+		}
+		json.Unmarshal(p2.must("GET", "/api/judge", nil, tok), &j)
+		if j.Current == nil || *j.Current != pid {
+			t.Errorf("acknowledged assignment %s lost: current %v", pid, j.Current)
+		}
+	}
+	lists := []string{"/api/judge/list", "/api/project/list", "/api/admin/results"}
+	first := map[string][]byte{}
+	for _, l := range lists {
+		first[l] = p2.must("GET", l, nil, "")
+	}
+	p2.kill()
+	p3 := startBinary(t, dir)
+	for _, l := range lists {
+		if got := p3.must("GET", l, nil, ""); !bytes.Equal(got, first[l]) {
+			t.Errorf("%s differs between two replays:\n%s\n%s", l, first[l], got)
+		}
+	}
+	t.Logf("%d of %d assignments acknowledged before the kill", len(acked), len(tokens))
+}
