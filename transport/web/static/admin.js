@@ -3,6 +3,7 @@
 import {
   api, upload, h, $, show, toast, fmtClock, groupName, LiveSocket, throttle, deliberationOn,
 } from './lib.js';
+import { dialog } from './dialog.js';
 
 const A = {
   stats: null,
@@ -124,24 +125,7 @@ for (const t of tabs) {
   });
 }
 
-// ---------- dialogs (confirm / prompt / info) ----------
-
-function dialog(title, body, { okText = 'OK', cancel = true, danger = false } = {}) {
-  const d = $('#dialog');
-  $('#dialog-title').textContent = title;
-  $('#dialog-body').replaceChildren(...[].concat(body || []).filter((x) => x !== null && x !== undefined && x !== false));
-  const ok = $('#dialog-ok');
-  ok.textContent = okText;
-  ok.className = danger ? 'danger' : 'primary';
-  $('#dialog-cancel').hidden = !cancel;
-  return new Promise((resolve) => {
-    d.addEventListener('close', () => resolve(d.returnValue === 'ok'), { once: true });
-    d.returnValue = '';
-    d.showModal();
-    const first = $('#dialog-body input, #dialog-body select', d);
-    (first || ok).focus();
-  });
-}
+// ---------- dialogs (confirm / prompt / info): dialog.js ----------
 
 const confirmDanger = (title, text, okText) => dialog(title, h('p', {}, text), { okText, danger: true });
 

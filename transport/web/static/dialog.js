@@ -1,5 +1,5 @@
 // The dashboard's modal dialog (#dialog in admin.html) for the modules that live beside
-// admin.js (content.js, reset.js): confirm with a title, a body and OK / Cancel.
+// admin.js (content.js, reset.js) and admin.js itself: confirm with a title, a body and OK / Cancel.
 import { $ } from './lib.js';
 
 /**
@@ -9,7 +9,7 @@ import { $ } from './lib.js';
 export function dialog(title, body, { okText = 'OK', cancel = true, danger = false } = {}) {
   const d = $('#dialog');
   $('#dialog-title').textContent = title;
-  $('#dialog-body').replaceChildren(...[].concat(body || []));
+  $('#dialog-body').replaceChildren(...[].concat(body || []).filter((x) => x !== null && x !== undefined && x !== false));
   const ok = $('#dialog-ok');
   ok.textContent = okText;
   ok.className = danger ? 'danger' : 'primary';
@@ -18,7 +18,8 @@ export function dialog(title, body, { okText = 'OK', cancel = true, danger = fal
     d.addEventListener('close', () => resolve(d.returnValue === 'ok'), { once: true });
     d.returnValue = '';
     d.showModal();
-    (danger && cancel ? $('#dialog-cancel') : ok).focus(); // Enter must not destroy by accident
+    const first = $('#dialog-body input, #dialog-body select', d); // a prompt: type at once
+    (first || (danger && cancel ? $('#dialog-cancel') : ok)).focus(); // Enter must not destroy by accident
   });
 }
 
