@@ -431,6 +431,9 @@ func (c *client) readMessage() ([]byte, error) {
 				return nil, err
 			}
 			n = binary.BigEndian.Uint64(c.hdr[2:10])
+			if n>>63 != 0 { // the most significant bit must be 0 (RFC 6455 §5.2)
+				return nil, errProtocol
+			}
 		}
 		key := c.hdr[10:14]
 		if err := c.readFull(key); err != nil {
@@ -444,7 +447,7 @@ func (c *client) readMessage() ([]byte, error) {
 			return nil, errProtocol
 		case op != opContinuation && op != opText && op != opBinary && op != opClose && op != opPing && op != opPong:
 			return nil, errProtocol
-		case !control && uint64(len(msg))+n > wsMaxInbound:
+		case !control && (n > wsMaxInbound || uint64(len(msg))+n > wsMaxInbound): // n first: the sum could wrap
 			return nil, errTooBig
 		}
 		start := len(msg)

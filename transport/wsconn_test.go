@@ -280,3 +280,48 @@ func TestWSChurnDuringBroadcasts(t *testing.T) {
 	}
 	waitFor(t, "every connection to end", func() bool { return ts.hub().count.Load() == 0 })
 }
+
+// TestWSHugeFrameLengths: 64-bit frame lengths that overflow a sum with the bytes
+// already received, or that set the most significant bit (RFC 6455 §5.2), end the
+// connection with a close code (1009 / 1002), never through the panic handler (1011).
+func TestWSHugeFrameLengths(t *testing.T) {
+	ts := startServer(t)
+	header := func(fin bool, op byte, n uint64) []byte {
+		b0 := op
+		if fin {
+			b0 |= 0x80
+		}
+		b := []byte{b0, 0x80 | 127, 0, 0, 0, 0, 0, 0, 0, 0}
+		binary.BigEndian.PutUint64(b[2:], n)
+		return append(b, 1, 2, 3, 4) // mask key
+	}
+	for _, tc := range []struct {
+		name   string
+		frames [][]byte
+		want   uint16
+	}{
+		// 10 bytes received, then a continuation whose length wraps the sum to 0 (such a
+		// length has its top bit set: a protocol error; before, a panic in the reader).
+		{"wrapping continuation", [][]byte{clientFrame(false, opText, []byte("0123456789"), true), header(true, opContinuation, ^uint64(0)-9)}, fastws.CloseProtocolError},
+		{"huge continuation", [][]byte{clientFrame(false, opText, []byte("0123456789"), true), header(true, opContinuation, 1<<62)}, fastws.CloseMessageTooBig},
+		{"most significant bit set", [][]byte{header(true, opText, 1<<63)}, fastws.CloseProtocolError},
+		{"just over the limit", [][]byte{header(true, opText, wsMaxInbound+1)}, fastws.CloseMessageTooBig},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := dialRaw(t, ts, nil)
+			w.nextMessage() // hello
+			w.send(tc.frames...)
+			for {
+				op, p := w.next()
+				if op != opClose {
+					continue
+				}
+				if code := binary.BigEndian.Uint16(p); code != tc.want {
+					t.Fatalf("close code %d, want %d", code, tc.want)
+				}
+				break
+			}
+		})
+	}
+	ts.must(200, "GET", "/healthz", nil, anon, nil)
+}
