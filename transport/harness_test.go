@@ -21,7 +21,7 @@ const testPassword = "test-admin-password"
 
 // testServer is a real Podium server on 127.0.0.1 with a real Badger directory.
 type testServer struct {
-	t    *testing.T
+	t    testing.TB
 	URL  string
 	Dir  string
 	Node *persist.Node
@@ -30,13 +30,13 @@ type testServer struct {
 }
 
 // startServer starts a server on a fresh t.TempDir(); it stops at the end of the test.
-func startServer(t *testing.T, mods ...func(*Config)) *testServer {
+func startServer(t testing.TB, mods ...func(*Config)) *testServer {
 	t.Helper()
 	return startServerIn(t, t.TempDir(), mods...)
 }
 
 // startServerIn starts a server on dir (to test restarts on the same directory).
-func startServerIn(t *testing.T, dir string, mods ...func(*Config)) *testServer {
+func startServerIn(t testing.TB, dir string, mods ...func(*Config)) *testServer {
 	t.Helper()
 	log := zerolog.Nop()
 	node, err := persist.Open(dir, persist.Options{Log: log})
