@@ -246,7 +246,13 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 	p.LastActivity = c.Time
 	x.release(p.ID, j.ID)
 	x.refresh(p)
-	x.addSeen(j.ID, x.numFor(p.ID))
+	if o.AssignmentMode == ModeSpread {
+		x.addSeen(j.ID, x.numFor(p.ID))
+	} else {
+		// Only spread mode reads the pair counts; they are brought up to date from the
+		// seen lists when it next does (reconcilePairs).
+		x.pairsDirty = true
+	}
 	x.scores.judgeChanged(j.ID, true)
 	c.logf("finished project %s (table %d)", p.Name, p.Location)
 
