@@ -100,10 +100,8 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 	// Step 3: active projects minus the judge's seen and skipped ones.
 	x.beginPick()
 	ep := x.newEpoch()
-	for _, sp := range j.SeenProjects {
-		if k, ok := x.slotOf[sp.ProjectID]; ok {
-			x.mark[k] = ep
-		}
+	for _, k := range x.seenSlotsOf(j) {
+		x.mark[k] = ep
 	}
 	for id := range j.Skipped {
 		if k, ok := x.slotOf[id]; ok {

@@ -42,6 +42,9 @@ type judgingData struct {
 	maxWalk    int     // fast path: longest walk
 	fastHits   uint64  // assignments decided by the fast path (diagnostics)
 	slotByNum  []int32 // stable project number -> slot (-1 = none)
+	// seenSlots caches, per judge, the slots of its seen projects (see seenSlotsOf);
+	// emptied whenever the index is rebuilt.
+	seenSlots  map[ID]*seenSlots
 	epoch      uint32
 	mark       []uint32  // per slot: == epoch when excluded for the current judge
 	sumMark    []uint32  // per slot: == epoch when sum holds a value
@@ -164,6 +167,7 @@ func (x *judgingData) sync(s *State) {
 		}
 		x.hold(s, j.Current, j)
 	}
+	x.seenSlots = map[ID]*seenSlots{}
 	x.mark = make([]uint32, len(ps))
 	x.sumMark = make([]uint32, len(ps))
 	x.sum = make([]int32, len(ps))
@@ -495,4 +499,31 @@ func (s *State) pairCountOf(a, b ID) int {
 		return 0
 	}
 	return int(x.nbrs[na].get(nb))
+}
+
+// seenSlots are the slots of a judge's first n seen projects (those still in the index).
+type seenSlots struct {
+	n     int
+	slots []int32
+}
+
+// seenSlotsOf returns the slots of j's seen projects. Between rebuilds of the index
+// (any command outside the judging flow), a judge's seen list only grows at its end, so
+// only the entries added since the last call are looked up.
+func (x *judgingData) seenSlotsOf(j *Judge) []int32 {
+	if x.seenSlots == nil {
+		x.seenSlots = map[ID]*seenSlots{}
+	}
+	c := x.seenSlots[j.ID]
+	if c == nil || c.n > len(j.SeenProjects) {
+		c = &seenSlots{}
+		x.seenSlots[j.ID] = c
+	}
+	for _, sp := range j.SeenProjects[c.n:] {
+		if k, ok := x.slotOf[sp.ProjectID]; ok {
+			c.slots = append(c.slots, k)
+		}
+	}
+	c.n = len(j.SeenProjects)
+	return c.slots
 }
