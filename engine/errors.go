@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrorKind classifies why a command or read was refused; transport maps it to a status.
 type ErrorKind int
@@ -37,3 +40,15 @@ func unauthorizedf(format string, a ...any) *Error {
 // Invalidf is the exported form of invalidf, for adapters that validate before building
 // a command.
 func Invalidf(format string, a ...any) *Error { return invalidf(format, a...) }
+
+// Refusals of the storage layer that hold for every command: the node owning the state
+// (persist) returns them and transport maps them to 503. They live here so that transport
+// needs no import of persist.
+var (
+	// ErrReadOnly: the journal could not be written, so every change is refused.
+	ErrReadOnly = errors.New("storage failure: the server is read-only")
+	// ErrClosed: the change arrived after shutdown began.
+	ErrClosed = errors.New("server is shutting down")
+	// ErrNoLeader: a cluster has had no leader for the whole wait (SPEC §8a).
+	ErrNoLeader = errors.New("no cluster leader at the moment: try again")
+)

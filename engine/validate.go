@@ -67,9 +67,9 @@ func ValidURL(v string) bool {
 }
 
 // NormalizeURL returns v with "https://" in front when v has no scheme and is a host
-// name with an optional port and path ("github.com/team/app", as organisers type and
-// submission exports carry); anything else comes back unchanged for ValidURL to judge,
-// so "javascript:..." and other schemes are still refused (SPEC §1).
+// name with an optional port and path (a repository path such as github.com/team/app,
+// as organisers type and submission exports carry); anything else comes back unchanged
+// for ValidURL to judge, so "javascript:..." and other schemes are still refused (SPEC §1).
 func NormalizeURL(v string) string {
 	if v == "" || strings.Contains(v, "://") || strings.ContainsAny(v, " \t\r\n") {
 		return v

@@ -24,7 +24,7 @@ import (
 
 // ErrNoLeader is returned for a change when the cluster has had no leader for 5 s
 // (transport answers 503 with Retry-After: 1).
-var ErrNoLeader = errors.New("no cluster leader at the moment: try again")
+var ErrNoLeader = engine.ErrNoLeader
 
 // ClusterObserver receives the raft measurements of SPEC §8a (implemented by package
 // metrics).

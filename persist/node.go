@@ -19,10 +19,10 @@ import (
 )
 
 // ErrReadOnly is returned for every change after the journal could not be written.
-var ErrReadOnly = errors.New("storage failure: the server is read-only")
+var ErrReadOnly = engine.ErrReadOnly
 
 // ErrClosed is returned for changes submitted after shutdown began.
-var ErrClosed = errors.New("server is shutting down")
+var ErrClosed = engine.ErrClosed
 
 // Observer receives measurements of the writer loop (implemented by package metrics).
 type Observer interface {

@@ -9,7 +9,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"podium/engine"
-	"podium/persist"
 )
 
 // httpError is a refusal decided in transport (auth, throttling, parsing).
@@ -60,10 +59,10 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 		case engine.KindConflict:
 			status = fiber.StatusConflict
 		}
-	case errors.Is(err, persist.ErrNoLeader):
+	case errors.Is(err, engine.ErrNoLeader):
 		c.Set(fiber.HeaderRetryAfter, "1")
 		status, msg = fiber.StatusServiceUnavailable, err.Error()
-	case errors.Is(err, persist.ErrReadOnly), errors.Is(err, persist.ErrClosed):
+	case errors.Is(err, engine.ErrReadOnly), errors.Is(err, engine.ErrClosed):
 		status, msg = fiber.StatusServiceUnavailable, err.Error()
 	case errors.As(err, &fe):
 		status = fe.Code
