@@ -103,10 +103,9 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 	for _, k := range x.seenSlotsOf(j) {
 		x.mark[k] = ep
 	}
-	for id := range j.Skipped {
-		if k, ok := x.slotOf[id]; ok {
-			x.mark[k] = ep
-		}
+	skipped, _ := x.skipSlotsOf(j)
+	for _, k := range skipped {
+		x.mark[k] = ep
 	}
 	views := 0
 	if !general {

@@ -1,5 +1,7 @@
 package engine
 
+import "bytes"
+
 // The judge's own commands of SPEC §5: next, skip, finish, rank, star, notes, welcome.
 
 func init() {
@@ -114,6 +116,7 @@ func (cmd *JudgeSkip) apply(s *State, c *Ctx) (any, error) {
 	j.LastActivity = c.Time
 	x.release(p.ID, j.ID)
 	j.Skipped[p.ID] = cmd.Reason == SkipBusy
+	x.skipsChanged(j)
 	if cmd.Reason != SkipBusy && cmd.Reason != SkipAbsent && !containsID(j.Flagged, p.ID) {
 		j.Flagged = append(j.Flagged, p.ID)
 	}
@@ -138,13 +141,20 @@ func (s *State) addFlag(c *Ctx, f Flag) {
 	c.emit(Event{Type: EvFlag, To: ToAdmins, Data: f})
 }
 
-// newFlagID returns an id no flag, judge or project uses.
+// newFlagID returns an id no flag, judge or project uses. An id starts with the second
+// it was made in, and flags are kept in the order they were written (command times never
+// go back), so only the flags of the same second or later can hold the new id: the scan
+// goes back from the newest and stops at the first older second.
 func (c *Ctx) newFlagID(s *State) ID {
 	for {
 		id := c.newID()
 		dup := false
-		for i := range s.Flags {
-			if s.Flags[i].ID == id {
+		for i := len(s.Flags) - 1; i >= 0; i-- {
+			fid := &s.Flags[i].ID
+			if bytes.Compare(fid[:4], id[:4]) < 0 {
+				break
+			}
+			if *fid == id {
 				dup = true
 				break
 			}
@@ -217,11 +227,11 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 	if s.Options.Deliberation {
 		return nil, conflictf("deliberation is on")
 	}
-	if j.seenIndex(p.ID) >= 0 {
-		return nil, conflictf("project already judged")
-	}
 	x := s.jd()
 	x.sync(s)
+	if k, ok := x.slotOf[p.ID]; ok && x.hasSeen(j, k) || !ok && j.seenIndex(p.ID) >= 0 {
+		return nil, conflictf("project already judged")
+	}
 	o := &s.Options
 
 	j.SeenProjects = append(j.SeenProjects, SeenProject{
@@ -235,10 +245,13 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 	} else {
 		p.TrackSeen[j.Track]++
 	}
-	for id, busy := range j.Skipped {
-		if busy {
-			delete(j.Skipped, id)
+	if _, busy := x.skipSlotsOf(j); busy > 0 {
+		for id, busy := range j.Skipped {
+			if busy {
+				delete(j.Skipped, id)
+			}
 		}
+		x.skipsChanged(j)
 	}
 	j.Current = ZeroID
 	j.CurrentSince = 0

@@ -501,10 +501,16 @@ func (s *State) pairCountOf(a, b ID) int {
 	return int(x.nbrs[na].get(nb))
 }
 
-// seenSlots are the slots of a judge's first n seen projects (those still in the index).
+// seenSlots are the slots of a judge's first n seen projects (those still in the index),
+// and, while skipOK, the slots of its skipped projects and how many skips are busy.
 type seenSlots struct {
 	n     int
 	slots []int32
+
+	skipOK    bool
+	skipLen   int
+	skipSlots []int32
+	skipBusy  int
 }
 
 // seenSlotsOf returns the slots of j's seen projects. Between rebuilds of the index
@@ -526,4 +532,55 @@ func (x *judgingData) seenSlotsOf(j *Judge) []int32 {
 	}
 	c.n = len(j.SeenProjects)
 	return c.slots
+}
+
+// slotsFor returns the judge's cache entry (seenSlotsOf).
+func (x *judgingData) slotsFor(j *Judge) *seenSlots {
+	if x.seenSlots == nil {
+		x.seenSlots = map[ID]*seenSlots{}
+	}
+	c := x.seenSlots[j.ID]
+	if c == nil {
+		c = &seenSlots{}
+		x.seenSlots[j.ID] = c
+	}
+	return c
+}
+
+// skipSlotsOf returns the slots of j's skipped projects and how many of its skips are
+// busy ones. Within the judging flow a judge's skips change only by a skip (one more)
+// and a finish (busy ones dropped: skipsChanged); every other change rebuilds the index
+// and with it this cache.
+func (x *judgingData) skipSlotsOf(j *Judge) ([]int32, int) {
+	c := x.slotsFor(j)
+	if !c.skipOK || c.skipLen != len(j.Skipped) {
+		c.skipSlots, c.skipBusy = c.skipSlots[:0], 0
+		for id, busy := range j.Skipped {
+			if busy {
+				c.skipBusy++
+			}
+			if k, ok := x.slotOf[id]; ok {
+				c.skipSlots = append(c.skipSlots, k)
+			}
+		}
+		c.skipOK, c.skipLen = true, len(j.Skipped)
+	}
+	return c.skipSlots, c.skipBusy
+}
+
+// skipsChanged forgets the cached skips of j.
+func (x *judgingData) skipsChanged(j *Judge) {
+	if c := x.seenSlots[j.ID]; c != nil {
+		c.skipOK = false
+	}
+}
+
+// hasSeen reports whether j finished project p (whose slot is k).
+func (x *judgingData) hasSeen(j *Judge, k int32) bool {
+	for _, v := range x.seenSlotsOf(j) {
+		if v == k {
+			return true
+		}
+	}
+	return false
 }
