@@ -357,6 +357,11 @@ func (h *holdSampler) analyze(judges []wireJudge, projects []wireProject, lg *le
 	lg.mu.Unlock()
 	holders := map[string][]*wireJudge{}
 	heldByOther := map[string]bool{} // held in the snapshot by a judge that is not ours
+	// heldFrom is the earliest last activity of a judge holding the project in the
+	// snapshot: that judge held it from then on at the latest. It covers holds the
+	// ledger cannot know, e.g. a next that was applied but whose answer was lost when
+	// the server was killed (the judge holds the project until its next call).
+	heldFrom := map[string]int64{}
 	for i := range judges {
 		j := &judges[i]
 		if !j.Active || j.Current == nil {
@@ -365,6 +370,9 @@ func (h *holdSampler) analyze(judges []wireJudge, projects []wireProject, lg *le
 		holders[*j.Current] = append(holders[*j.Current], j)
 		if ours[j.ID] == nil {
 			heldByOther[*j.Current] = true
+		}
+		if t, ok := heldFrom[*j.Current]; !ok || j.LastActivity < t {
+			heldFrom[*j.Current] = j.LastActivity
 		}
 	}
 	h.mu.Lock()
@@ -410,6 +418,9 @@ func (h *holdSampler) analyze(judges []wireJudge, projects []wireProject, lg *le
 		for _, q := range projects {
 			if q.ID == p || !q.Active || seen[q.ID] || excluded[q.ID] || heldByOther[q.ID] {
 				continue
+			}
+			if t, ok := heldFrom[q.ID]; ok && t <= T {
+				continue // held by some judge since before the later assignment
 			}
 			if idSeconds(q.ID) >= T/1000 {
 				continue
