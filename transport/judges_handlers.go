@@ -70,7 +70,9 @@ func (s *Server) listJudges(c *fiber.Ctx) error {
 	s.node.Read(func(st *engine.State) {
 		out = make([]engine.JudgeView, 0, len(st.JudgeOrder))
 		for _, j := range st.JudgesInOrder() {
-			out = append(out, j.AdminView())
+			v := j.AdminView()
+			v.Mail = st.MailViewOf(j.ID)
+			out = append(out, v)
 		}
 	})
 	return c.JSON(out)
