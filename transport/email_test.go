@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -583,30 +582,5 @@ func TestEmailSkippedWithoutSMTP(t *testing.T) {
 	obs.await(t)
 	if obs.skipped.Load() != 4 {
 		t.Fatalf("skipped %d, want 4 (Dan and Eve asked for no mail)", obs.skipped.Load())
-	}
-}
-
-// TestOutboxBounded fills the queue of an outbox whose worker is not running: the batch
-// beyond the bound is dropped and reported, and enqueue never blocks.
-func TestOutboxBounded(t *testing.T) {
-	obs := newMailCounter()
-	obs.events = make(chan string, outboxCapacity+10)
-	o := newOutbox(SMTPConfig{Host: "127.0.0.1"}, "", obs, 1, time.Millisecond, nil, zerolog.Nop())
-	for i := 0; i < outboxCapacity; i++ {
-		o.enqueue([]loginMail{{email: "a@example.com"}})
-	}
-	if obs.failed.Load() != 0 {
-		t.Fatal("dropped before the queue was full")
-	}
-	o.enqueue([]loginMail{{email: "b@example.com"}, {email: "c@example.com"}})
-	if obs.failed.Load() != 2 {
-		t.Fatalf("failed %d, want 2", obs.failed.Load())
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_ = o.stop(ctx)
-	o.enqueue([]loginMail{{email: "d@example.com"}})
-	if obs.failed.Load() != 3 {
-		t.Fatalf("failed %d after stop, want 3", obs.failed.Load())
 	}
 }
