@@ -32,7 +32,12 @@ import (
 // startServerOpts is startServer with server options (retry timing, observers).
 func startServerOpts(t *testing.T, mod func(*Config), opts ...Option) *testServer {
 	t.Helper()
-	dir := t.TempDir()
+	return startServerOptsIn(t, t.TempDir(), mod, opts...)
+}
+
+// startServerOptsIn is startServerOpts on dir (to test restarts on the same directory).
+func startServerOptsIn(t *testing.T, dir string, mod func(*Config), opts ...Option) *testServer {
+	t.Helper()
 	log := zerolog.Nop()
 	node, err := persist.Open(dir, persist.Options{Log: log})
 	if err != nil {

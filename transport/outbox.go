@@ -258,6 +258,9 @@ func (o *outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.
 	var sent []engine.ID
 	var lastErr error
 	for i, m := range mails {
+		if !o.stillClaimed(m.judge, claim) {
+			continue // the judge was deleted (or the judges reset) meanwhile
+		}
 		if sess == nil {
 			if sess, err = o.dial(); err != nil {
 				for _, rest := range mails[i:] {
@@ -359,6 +362,16 @@ func (o *outbox) mailsOf(ids []engine.ID, claim string) []loginMail {
 		}
 	})
 	return out
+}
+
+// stillClaimed reports whether judge id's mail is still claimed by claim.
+func (o *outbox) stillClaimed(id engine.ID, claim string) bool {
+	ok := false
+	o.node.Read(func(st *engine.State) {
+		m, has := st.MailOf(id)
+		ok = has && m.Status == engine.MailSending && m.Claim == claim
+	})
+	return ok
 }
 
 // mailRecord is a mail command for some judges. match says which judges it still
