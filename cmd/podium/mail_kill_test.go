@@ -23,6 +23,12 @@ type binSMTP struct {
 
 func startBinSMTP(t *testing.T, hold bool) *binSMTP {
 	t.Helper()
+	return startBinSMTPAt(t, "127.0.0.1:0", hold)
+}
+
+// startBinSMTPAt is startBinSMTP listening on addr.
+func startBinSMTPAt(t *testing.T, addr string, hold bool) *binSMTP {
+	t.Helper()
 	s := &binSMTP{msgs: make(chan []string, 10), entered: make(chan struct{}, 10)}
 	release := make(chan struct{})
 	var once sync.Once
@@ -37,7 +43,7 @@ func startBinSMTP(t *testing.T, hold bool) *binSMTP {
 		}}, nil
 	}))
 	srv.Domain = "localhost"
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
