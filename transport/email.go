@@ -27,6 +27,9 @@ type MailObserver interface {
 	EmailSent()
 	EmailFailed()
 	EmailSkipped()
+	// EmailUnknown: claimed by an outbox that stopped leading before it recorded the
+	// outcome; not sent again on its own (SPEC §8a).
+	EmailUnknown()
 }
 
 type nopMailObserver struct{}
@@ -34,6 +37,7 @@ type nopMailObserver struct{}
 func (nopMailObserver) EmailSent()    {}
 func (nopMailObserver) EmailFailed()  {}
 func (nopMailObserver) EmailSkipped() {}
+func (nopMailObserver) EmailUnknown() {}
 
 // WithMailObserver sets the email metrics observer.
 func WithMailObserver(o MailObserver) Option {

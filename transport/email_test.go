@@ -60,8 +60,8 @@ func startServerOptsIn(t *testing.T, dir string, mod func(*Config), opts ...Opti
 
 // mailCounter is a MailObserver that counts and signals each outcome.
 type mailCounter struct {
-	sent, failed, skipped atomic.Int64
-	events                chan string
+	sent, failed, skipped, unknown atomic.Int64
+	events                         chan string
 }
 
 func newMailCounter() *mailCounter { return &mailCounter{events: make(chan string, 100)} }
@@ -69,6 +69,7 @@ func newMailCounter() *mailCounter { return &mailCounter{events: make(chan strin
 func (m *mailCounter) EmailSent()    { m.sent.Add(1); m.events <- "sent" }
 func (m *mailCounter) EmailFailed()  { m.failed.Add(1); m.events <- "failed" }
 func (m *mailCounter) EmailSkipped() { m.skipped.Add(1); m.events <- "skipped" }
+func (m *mailCounter) EmailUnknown() { m.unknown.Add(1); m.events <- "unknown" }
 
 // await waits for the next outcome (the test fails after 20 s without one).
 func (m *mailCounter) await(t *testing.T) string {

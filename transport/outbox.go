@@ -144,12 +144,14 @@ func (o *outbox) leads() bool {
 // work records owed outcomes, reports other outboxes' unconfirmed claims, and sends
 // pending mails batch by batch until none are left or something stops it.
 func (o *outbox) work() {
-	o.payOwed()
+	if o.payOwed(); len(o.owed) > 0 {
+		return // nothing new while outcomes cannot be recorded
+	}
 	for !o.stopping() && o.node.Ready() && o.leads() {
 		var w engine.MailWork
 		o.node.Read(func(st *engine.State) { w = st.MailWork(o.claim, outboxBatch) })
-		if len(w.Claimed) > 0 {
-			o.reportUnknown(w.Claimed)
+		if len(w.Claimed) > 0 && !o.reportUnknown(w.Claimed) {
+			return
 		}
 		if len(w.Pending) == 0 {
 			return
@@ -168,13 +170,13 @@ func (o *outbox) work() {
 
 // reportUnknown marks mails claimed by an outbox that no longer leads (SPEC §8a: never
 // sent twice; the organiser sees them and can resend).
-func (o *outbox) reportUnknown(claims map[engine.ID]string) {
+func (o *outbox) reportUnknown(claims map[engine.ID]string) bool {
 	ids := make([]engine.ID, 0, len(claims))
 	for id := range claims {
 		ids = append(ids, id)
 	}
 	o.log.Warn().Int("emails", len(ids)).Msg("login code emails claimed by an earlier leader were not confirmed: outcome unknown, not resent")
-	o.record(&mailRecord{ids: ids, cmd: func(ids []engine.ID) engine.Command {
+	return o.record(&mailRecord{ids: ids, cmd: func(ids []engine.ID) engine.Command {
 		m := make(map[engine.ID]string, len(ids))
 		for _, id := range ids {
 			m[id] = claims[id]
@@ -182,6 +184,10 @@ func (o *outbox) reportUnknown(claims map[engine.ID]string) {
 		return &engine.MailUnknownCmd{Claims: m}
 	}, match: func(id engine.ID, m engine.LoginMail) bool {
 		return m.Status == engine.MailSending && m.Claim == claims[id]
+	}, done: func(ids []engine.ID) {
+		for range ids {
+			o.obs.EmailUnknown()
+		}
 	}})
 }
 
@@ -255,6 +261,9 @@ func (o *outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.
 		return nil, false
 	}
 	mails := o.mailsOf(claimed, claim)
+	if len(mails) == 0 {
+		return nil, false // the state moved on meanwhile: look again at the next tick
+	}
 	var sent []engine.ID
 	var lastErr error
 	for i, m := range mails {
@@ -381,6 +390,7 @@ type mailRecord struct {
 	ids   []engine.ID
 	cmd   func(ids []engine.ID) engine.Command
 	match func(id engine.ID, m engine.LoginMail) bool
+	done  func(ids []engine.ID) // optional: called with the judges it was recorded for
 }
 
 // submit submits rec for the judges it still applies to, re-checking after a refusal.
@@ -404,6 +414,9 @@ func (o *outbox) submit(rec *mailRecord) bool {
 		_, err := o.node.Submit(ctx, engine.System, cmd)
 		cancel()
 		if err == nil {
+			if rec.done != nil {
+				rec.done(ids)
+			}
 			return true
 		}
 		var ee *engine.Error

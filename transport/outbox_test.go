@@ -158,9 +158,13 @@ func TestMailClaimedBeforeRestartIsReportedNotResent(t *testing.T) {
 	}
 
 	smtp := startSMTP(t)
-	ts := startServerOptsIn(t, dir, smtp.config, WithMailRetry(3, 5*time.Millisecond))
+	obs := newMailCounter()
+	ts := startServerOptsIn(t, dir, smtp.config, WithMailObserver(obs), WithMailRetry(3, 5*time.Millisecond))
 	if reason := ts.awaitMail("ada@example.com", engine.MailUnknown); !strings.Contains(reason, "resend") {
 		t.Errorf("unknown reason %q", reason)
+	}
+	if ev := obs.await(t); ev != "unknown" {
+		t.Fatalf("outcome %s, want unknown counted", ev)
 	}
 	if l := ts.auditLines("login code email outcome unknown for Ada <ada@example.com>"); len(l) != 1 {
 		t.Fatalf("unknown audit lines %q", l)
