@@ -286,12 +286,14 @@ func (cmd *ReleaseMail) apply(s *State, c *Ctx) (any, error) {
 }
 
 // MailUnknownCmd marks mails whose outbox stopped leading (a restart, a failover) before
-// it recorded their outcome. They are not sent again on their own: the mail may have
-// gone out, and a second one is worse than asking the organiser, who sees the state on
-// the dashboard and can resend. Claims maps each judge to the claim that was seen, so a
-// mail claimed again meanwhile is not touched (409).
+// it recorded their outcome, or lost the connection after handing the message over.
+// They are not sent again on their own: the mail may have gone out, and a second one is
+// worse than asking the organiser, who sees the state on the dashboard and can resend.
+// Claims maps each judge to the claim that was seen, so a mail claimed again meanwhile
+// is not touched (409).
 type MailUnknownCmd struct {
 	Claims map[ID]string `json:"claims"`
+	Reason string        `json:"reason,omitempty"`
 }
 
 // Kind implements Command.
@@ -312,7 +314,7 @@ func (cmd *MailUnknownCmd) apply(s *State, c *Ctx) (any, error) {
 			return nil, conflictf("the login code email of judge %s was claimed again", s.Judges[id].Name)
 		}
 	}
-	const reason = "the server sending it stopped before recording the outcome; resend it if the judge did not get it"
+	reason := mailReason(cmd.Reason, "the server sending it stopped before recording the outcome") + "; resend it if the judge did not get it"
 	for _, id := range ids {
 		s.Mail[id] = LoginMail{Status: MailUnknown, Claim: cmd.Claims[id], At: c.Time, Reason: reason}
 	}

@@ -105,6 +105,7 @@ type smtpServer struct {
 	conns    int              // connections (sessions) opened
 	refuse   string           // recipient refused with 550
 	gate     chan struct{}    // when set, DATA waits for it
+	drop     bool             // DATA reads the message, then drops the connection
 	user     string           // required PLAIN user ("" = no auth)
 	password string
 	srv      *smtpd.Server
@@ -200,6 +201,11 @@ func (s *smtpSessionT) Data(r io.Reader) error {
 	s.srv.mu.Lock()
 	s.srv.attempts++
 	gate := s.srv.gate
+	if s.srv.drop {
+		s.srv.mu.Unlock()
+		_ = s.conn.Conn().Close()
+		return errors.New("dropped")
+	}
 	if s.srv.failNext > 0 {
 		s.srv.failNext--
 		e := s.srv.failWith

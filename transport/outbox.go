@@ -6,10 +6,7 @@ import (
 	"crypto/tls"
 	"encoding/hex"
 	"errors"
-	"net"
-	"net/smtp"
 	"net/textproto"
-	"strconv"
 	"sync"
 	"time"
 
@@ -24,14 +21,6 @@ const (
 	outboxPoll    = time.Second
 	outboxBatch   = smtpMailsPerConn
 	recordTimeout = 10 * time.Second
-)
-
-// SMTP limits: connection and per-mail timeouts, and how many mails go over one
-// connection before it is renewed (many servers cap messages per connection).
-const (
-	smtpDialTimeout  = 10 * time.Second
-	smtpMailTimeout  = 60 * time.Second
-	smtpMailsPerConn = 100
 )
 
 // dutyLeader is implemented by nodes that can be cluster followers (persist.Node): the
@@ -150,8 +139,11 @@ func (o *outbox) work() {
 	for !o.stopping() && o.node.Ready() && o.leads() {
 		var w engine.MailWork
 		o.node.Read(func(st *engine.State) { w = st.MailWork(o.claim, outboxBatch) })
-		if len(w.Claimed) > 0 && !o.reportUnknown(w.Claimed) {
-			return
+		if len(w.Claimed) > 0 {
+			o.log.Warn().Int("emails", len(w.Claimed)).Msg("login code emails claimed by an earlier leader were not confirmed: outcome unknown, not resent")
+			if !o.reportUnknown(w.Claimed, "") {
+				return
+			}
 		}
 		if len(w.Pending) == 0 {
 			return
@@ -168,20 +160,20 @@ func (o *outbox) work() {
 	}
 }
 
-// reportUnknown marks mails claimed by an outbox that no longer leads (SPEC §8a: never
-// sent twice; the organiser sees them and can resend).
-func (o *outbox) reportUnknown(claims map[engine.ID]string) bool {
+// reportUnknown marks mails whose outcome is unknown: claimed by an outbox that no
+// longer leads, or cut off after the message was handed over (SPEC §8a: never sent
+// twice; the organiser sees them and can resend). reason "" is the engine's default.
+func (o *outbox) reportUnknown(claims map[engine.ID]string, reason string) bool {
 	ids := make([]engine.ID, 0, len(claims))
 	for id := range claims {
 		ids = append(ids, id)
 	}
-	o.log.Warn().Int("emails", len(ids)).Msg("login code emails claimed by an earlier leader were not confirmed: outcome unknown, not resent")
 	return o.record(&mailRecord{ids: ids, cmd: func(ids []engine.ID) engine.Command {
 		m := make(map[engine.ID]string, len(ids))
 		for _, id := range ids {
 			m[id] = claims[id]
 		}
-		return &engine.MailUnknownCmd{Claims: m}
+		return &engine.MailUnknownCmd{Claims: m, Reason: reason}
 	}, match: func(id engine.ID, m engine.LoginMail) bool {
 		return m.Status == engine.MailSending && m.Claim == claims[id]
 	}, done: func(ids []engine.ID) {
@@ -294,6 +286,12 @@ func (o *outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.
 			sess.close()
 			sess = nil
 		}
+		var unknown *errOutcomeUnknown
+		if errors.As(err, &unknown) {
+			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email outcome unknown; not retried")
+			o.reportUnknown(map[engine.ID]string{m.judge: claim}, "the connection to the SMTP server was lost after the message was handed over")
+			continue
+		}
 		if permanentSMTP(err) {
 			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email refused")
 			o.failed([]engine.ID{m.judge}, claim, err.Error())
@@ -317,7 +315,7 @@ func (o *outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.
 	}
 	if !o.record(&mailRecord{ids: retry, cmd: func(ids []engine.ID) engine.Command {
 		return &engine.ReleaseMail{Judges: ids, Claim: claim}
-	}, match: claimedBy(claim)}) {
+	}, match: sendingBy(claim)}) {
 		return nil, false
 	}
 	return retry, ok
@@ -338,6 +336,12 @@ func (o *outbox) failed(ids []engine.ID, claim, reason string) bool {
 	}, match: match})
 }
 
+// sendingBy matches mails claimed by claim and still being sent.
+func sendingBy(claim string) func(engine.ID, engine.LoginMail) bool {
+	return func(_ engine.ID, m engine.LoginMail) bool { return m.Status == engine.MailSending && m.Claim == claim }
+}
+
+// claimedBy matches mails claimed by claim, being sent or reported unknown since.
 func claimedBy(claim string) func(engine.ID, engine.LoginMail) bool {
 	return func(_ engine.ID, m engine.LoginMail) bool {
 		return m.Claim == claim && (m.Status == engine.MailSending || m.Status == engine.MailUnknown)
@@ -352,7 +356,7 @@ func (o *outbox) releaseLater(ids []engine.ID, claim string) {
 	}
 	o.owed = append(o.owed, &mailRecord{ids: ids, cmd: func(ids []engine.ID) engine.Command {
 		return &engine.ReleaseMail{Judges: ids, Claim: claim}
-	}, match: func(_ engine.ID, m engine.LoginMail) bool { return m.Status == engine.MailSending && m.Claim == claim }})
+	}, match: sendingBy(claim)})
 }
 
 // mailsOf reads the claimed mails from the state: the code, name and address are the
@@ -448,93 +452,5 @@ func (o *outbox) payOwed() {
 			o.owed = append(o.owed, owed[i:]...)
 			return
 		}
-	}
-}
-
-// permanentSMTP reports whether err is a permanent SMTP refusal (5xx): retrying cannot
-// help.
-func permanentSMTP(err error) bool {
-	var te *textproto.Error
-	return errors.As(err, &te) && te.Code >= 500 && te.Code < 600
-}
-
-// smtpSession is one SMTP connection, reused for the mails of a round.
-type smtpSession struct {
-	conn net.Conn
-	c    *smtp.Client
-}
-
-// dial connects to the SMTP server: implicit TLS on port 465, otherwise STARTTLS when the
-// server offers it; PLAIN auth when a username is set (net/smtp refuses to send the
-// password unencrypted except to localhost).
-func (o *outbox) dial() (*smtpSession, error) {
-	addr := net.JoinHostPort(o.cfg.Host, strconv.Itoa(o.cfg.Port))
-	d := &net.Dialer{Timeout: smtpDialTimeout}
-	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if o.tls != nil {
-		tlsCfg = o.tls.Clone()
-	}
-	tlsCfg.ServerName = o.cfg.Host
-	if tlsCfg.MinVersion < tls.VersionTLS12 {
-		tlsCfg.MinVersion = tls.VersionTLS12
-	}
-	var conn net.Conn
-	var err error
-	if o.cfg.Port == 465 {
-		conn, err = tls.DialWithDialer(d, "tcp", addr, tlsCfg)
-	} else {
-		conn, err = d.Dial("tcp", addr)
-	}
-	if err != nil {
-		return nil, err
-	}
-	_ = conn.SetDeadline(time.Now().Add(smtpMailTimeout))
-	c, err := smtp.NewClient(conn, o.cfg.Host)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	sess := &smtpSession{conn: conn, c: c}
-	if o.cfg.Port != 465 {
-		if ok, _ := c.Extension("STARTTLS"); ok {
-			if err := c.StartTLS(tlsCfg); err != nil {
-				sess.close()
-				return nil, err
-			}
-		}
-	}
-	if o.cfg.Username != "" {
-		if err := c.Auth(smtp.PlainAuth("", o.cfg.Username, o.cfg.Password, o.cfg.Host)); err != nil {
-			sess.close()
-			return nil, err
-		}
-	}
-	return sess, nil
-}
-
-// send transmits one message.
-func (ss *smtpSession) send(from, to string, msg []byte) error {
-	_ = ss.conn.SetDeadline(time.Now().Add(smtpMailTimeout))
-	if err := ss.c.Mail(from); err != nil {
-		return err
-	}
-	if err := ss.c.Rcpt(to); err != nil {
-		return err
-	}
-	w, err := ss.c.Data()
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(msg); err != nil {
-		return err
-	}
-	return w.Close()
-}
-
-// close ends the session politely when it can.
-func (ss *smtpSession) close() {
-	_ = ss.conn.SetDeadline(time.Now().Add(5 * time.Second))
-	if err := ss.c.Quit(); err != nil {
-		_ = ss.c.Close()
 	}
 }

@@ -222,3 +222,29 @@ func TestMailOfDeletedJudgeNotSent(t *testing.T) {
 	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Dee", "email": "dee@example.com"}, asAdmin, nil)
 	smtp.nextMailTo(t, "dee@example.com")
 }
+
+// TestMailConnectionLostAfterDataIsUnknown: the connection drops after the whole message
+// was handed over, so the server may have accepted it: the mail is reported unknown,
+// not retried.
+func TestMailConnectionLostAfterDataIsUnknown(t *testing.T) {
+	smtp := startSMTP(t, func(s *smtpServer) { s.drop = true })
+	obs := newMailCounter()
+	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(3, time.Millisecond))
+	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Ada", "email": "ada@example.com"}, asAdmin, nil)
+	if reason := ts.awaitMail("ada@example.com", engine.MailUnknown); !strings.Contains(reason, "connection to the SMTP server was lost") {
+		t.Fatalf("reason %q", reason)
+	}
+	if ev := obs.await(t); ev != "unknown" {
+		t.Fatalf("outcome %s", ev)
+	}
+	smtp.mu.Lock()
+	smtp.drop = false
+	smtp.mu.Unlock()
+	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Bob", "email": "bob@example.com"}, asAdmin, nil)
+	smtp.nextMailTo(t, "bob@example.com")
+	smtp.mu.Lock()
+	defer smtp.mu.Unlock()
+	if smtp.attempts != 2 {
+		t.Fatalf("%d DATA commands, want 2 (Ada's not retried)", smtp.attempts)
+	}
+}
