@@ -99,10 +99,10 @@ func init() {
 	register(
 		func() Command { return &QueueMail{} },
 		func() Command { return &ClaimMail{} },
-		func() Command { return &MailSentCmd{} },
-		func() Command { return &MailFailedCmd{} },
+		func() Command { return &RecordMailSent{} },
+		func() Command { return &RecordMailFailed{} },
 		func() Command { return &ReleaseMail{} },
-		func() Command { return &MailUnknownCmd{} },
+		func() Command { return &ReportMailUnknown{} },
 	)
 }
 
@@ -196,17 +196,17 @@ func claimedBy(claim string) func(LoginMail, bool) bool {
 	}
 }
 
-// MailSentCmd records that the outbox named Claim sent the judges' mails. A mail
+// RecordMailSent records that the outbox named Claim sent the judges' mails. A mail
 // reported unknown meanwhile (its outbox lost the lead) becomes sent too.
-type MailSentCmd struct {
+type RecordMailSent struct {
 	Judges []ID   `json:"judges"`
 	Claim  string `json:"claim"`
 }
 
 // Kind implements Command.
-func (*MailSentCmd) Kind() string { return "email.sent" }
+func (*RecordMailSent) Kind() string { return "email.sent" }
 
-func (cmd *MailSentCmd) apply(s *State, c *Ctx) (any, error) {
+func (cmd *RecordMailSent) apply(s *State, c *Ctx) (any, error) {
 	ids, err := s.mailTargets(cmd.Judges, "recorded as sent", claimedBy(cmd.Claim))
 	if err != nil {
 		return nil, err
@@ -219,19 +219,19 @@ func (cmd *MailSentCmd) apply(s *State, c *Ctx) (any, error) {
 	return nil, nil
 }
 
-// MailFailedCmd records that the judges' mails could not be sent. With a Claim the mails
+// RecordMailFailed records that the judges' mails could not be sent. With a Claim the mails
 // are the ones that outbox claimed; without one they are pending mails the outbox gave
 // up on before claiming them (the SMTP server could not be reached).
-type MailFailedCmd struct {
+type RecordMailFailed struct {
 	Judges []ID   `json:"judges"`
 	Claim  string `json:"claim,omitempty"`
 	Reason string `json:"reason"`
 }
 
 // Kind implements Command.
-func (*MailFailedCmd) Kind() string { return "email.failed" }
+func (*RecordMailFailed) Kind() string { return "email.failed" }
 
-func (cmd *MailFailedCmd) apply(s *State, c *Ctx) (any, error) {
+func (cmd *RecordMailFailed) apply(s *State, c *Ctx) (any, error) {
 	ok := claimedBy(cmd.Claim)
 	if cmd.Claim == "" {
 		ok = func(m LoginMail, has bool) bool { return has && m.Status == MailPending }
@@ -285,21 +285,21 @@ func (cmd *ReleaseMail) apply(s *State, c *Ctx) (any, error) {
 	return nil, nil
 }
 
-// MailUnknownCmd marks mails whose outbox stopped leading (a restart, a failover) before
+// ReportMailUnknown marks mails whose outbox stopped leading (a restart, a failover) before
 // it recorded their outcome, or lost the connection after handing the message over.
 // They are not sent again on their own: the mail may have gone out, and a second one is
 // worse than asking the organiser, who sees the state on the dashboard and can resend.
 // Claims maps each judge to the claim that was seen, so a mail claimed again meanwhile
 // is not touched (409).
-type MailUnknownCmd struct {
+type ReportMailUnknown struct {
 	Claims map[ID]string `json:"claims"`
 	Reason string        `json:"reason,omitempty"`
 }
 
 // Kind implements Command.
-func (*MailUnknownCmd) Kind() string { return "email.unknown" }
+func (*ReportMailUnknown) Kind() string { return "email.unknown" }
 
-func (cmd *MailUnknownCmd) apply(s *State, c *Ctx) (any, error) {
+func (cmd *ReportMailUnknown) apply(s *State, c *Ctx) (any, error) {
 	ids := make([]ID, 0, len(cmd.Claims))
 	for id := range cmd.Claims {
 		ids = append(ids, id)

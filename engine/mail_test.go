@@ -65,9 +65,9 @@ func TestMailLifecycle(t *testing.T) {
 	}
 
 	// Outcomes only from the claiming outbox.
-	f.fail(&MailSentCmd{Judges: []ID{ann}, Claim: "B"}, KindConflict)
-	f.fail(&MailSentCmd{Judges: []ID{ann, dan}, Claim: "A"}, KindConflict) // dan is not claimed
-	evs := f.must(&MailSentCmd{Judges: []ID{ann}, Claim: "A"})
+	f.fail(&RecordMailSent{Judges: []ID{ann}, Claim: "B"}, KindConflict)
+	f.fail(&RecordMailSent{Judges: []ID{ann, dan}, Claim: "A"}, KindConflict) // dan is not claimed
+	evs := f.must(&RecordMailSent{Judges: []ID{ann}, Claim: "A"})
 	if len(eventsOf(evs, EvChanged)) != 1 || len(eventsOf(evs, EvLog)) != 1 {
 		t.Fatalf("sent events %+v", evs)
 	}
@@ -79,20 +79,20 @@ func TestMailLifecycle(t *testing.T) {
 
 	// A new leader reports the claim it found unknown; the old outbox may still report
 	// the outcome it saw.
-	f.fail(&MailUnknownCmd{Claims: map[ID]string{cid: "X"}}, KindConflict)
-	f.fail(&MailUnknownCmd{Claims: map[ID]string{cid: "A", ann: "A"}}, KindConflict) // ann is sent
-	f.must(&MailUnknownCmd{Claims: map[ID]string{cid: "A"}})
+	f.fail(&ReportMailUnknown{Claims: map[ID]string{cid: "X"}}, KindConflict)
+	f.fail(&ReportMailUnknown{Claims: map[ID]string{cid: "A", ann: "A"}}, KindConflict) // ann is sent
+	f.must(&ReportMailUnknown{Claims: map[ID]string{cid: "A"}})
 	if m, _ := f.s().MailOf(cid); m.Status != MailUnknown || m.Reason == "" {
 		t.Fatalf("cid %+v", m)
 	}
-	f.must(&MailFailedCmd{Judges: []ID{cid}, Claim: "A", Reason: "550 no such\r\nuser"})
+	f.must(&RecordMailFailed{Judges: []ID{cid}, Claim: "A", Reason: "550 no such\r\nuser"})
 	if m, _ := f.s().MailOf(cid); m.Status != MailFailed || m.Reason != "550 no such user" {
 		t.Fatalf("cid %+v", m)
 	}
 
 	// Failing pending mails (SMTP unreachable, nothing claimed) and skipping them.
-	f.fail(&MailFailedCmd{Judges: []ID{ann}, Reason: "x"}, KindConflict)
-	f.must(&MailFailedCmd{Judges: []ID{bob}, Reason: "dial tcp: connection refused"})
+	f.fail(&RecordMailFailed{Judges: []ID{ann}, Reason: "x"}, KindConflict)
+	f.must(&RecordMailFailed{Judges: []ID{bob}, Reason: "dial tcp: connection refused"})
 	f.fail(&EmailSkipped{Judges: []ID{bob}}, KindConflict)
 	f.fail(&EmailSkipped{}, KindInvalid)
 	f.must(&EmailSkipped{Judges: []ID{dan}})
@@ -170,7 +170,7 @@ func TestMailFollowsJudges(t *testing.T) {
 	if _, ok := f.s().MailOf(js[0]); ok {
 		t.Fatal("deleted judge's mail kept")
 	}
-	f.fail(&MailSentCmd{Judges: []ID{js[0]}, Claim: "A"}, KindNotFound)
+	f.fail(&RecordMailSent{Judges: []ID{js[0]}, Claim: "A"}, KindNotFound)
 	if w := f.s().MailWork("B", 10); len(w.Pending) != 2 || len(w.Claimed) != 0 {
 		t.Fatalf("work %+v", w)
 	}

@@ -173,7 +173,7 @@ func (o *outbox) reportUnknown(claims map[engine.ID]string, reason string) bool 
 		for _, id := range ids {
 			m[id] = claims[id]
 		}
-		return &engine.MailUnknownCmd{Claims: m, Reason: reason}
+		return &engine.ReportMailUnknown{Claims: m, Reason: reason}
 	}, match: func(id engine.ID, m engine.LoginMail) bool {
 		return m.Status == engine.MailSending && m.Claim == claims[id]
 	}, done: func(ids []engine.ID) {
@@ -303,7 +303,7 @@ func (o *outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.
 	ok = true
 	if len(sent) > 0 {
 		ok = o.record(&mailRecord{ids: sent, cmd: func(ids []engine.ID) engine.Command {
-			return &engine.MailSentCmd{Judges: ids, Claim: claim}
+			return &engine.RecordMailSent{Judges: ids, Claim: claim}
 		}, match: claimedBy(claim)})
 	}
 	if len(retry) == 0 {
@@ -332,7 +332,7 @@ func (o *outbox) failed(ids []engine.ID, claim, reason string) bool {
 		o.obs.EmailFailed()
 	}
 	return o.record(&mailRecord{ids: ids, cmd: func(ids []engine.ID) engine.Command {
-		return &engine.MailFailedCmd{Judges: ids, Claim: claim, Reason: reason}
+		return &engine.RecordMailFailed{Judges: ids, Claim: claim, Reason: reason}
 	}, match: match})
 }
 
