@@ -13,12 +13,12 @@ import (
 )
 
 // binSMTP is an SMTP server inside the test for the binaries: every message goes to
-// msgs; with hold set, DATA first reports on entered and then waits until the test
-// ends (a server that never answers).
+// msgs; with hold set, DATA reports the recipients on entered instead and then waits
+// until the test ends (a server that never answers).
 type binSMTP struct {
 	port    int
 	msgs    chan []string // recipients of each message
-	entered chan struct{}
+	entered chan []string
 }
 
 func startBinSMTP(t *testing.T, hold bool) *binSMTP {
@@ -29,13 +29,13 @@ func startBinSMTP(t *testing.T, hold bool) *binSMTP {
 // startBinSMTPAt is startBinSMTP listening on addr.
 func startBinSMTPAt(t *testing.T, addr string, hold bool) *binSMTP {
 	t.Helper()
-	s := &binSMTP{msgs: make(chan []string, 10), entered: make(chan struct{}, 10)}
+	s := &binSMTP{msgs: make(chan []string, 10), entered: make(chan []string, 10)}
 	release := make(chan struct{})
 	var once sync.Once
 	srv := smtpd.NewServer(smtpd.BackendFunc(func(*smtpd.Conn) (smtpd.Session, error) {
 		return &binSMTPSession{deliver: func(_ string, to []string, _ []byte) {
 			if hold {
-				s.entered <- struct{}{}
+				s.entered <- to
 				<-release
 				return
 			}
@@ -68,6 +68,19 @@ func (s *binSMTP) nextMailTo(t *testing.T, want string) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("no mail to %s arrived", want)
+	}
+}
+
+// nextHeldTo waits until a message to want alone is held in DATA.
+func (s *binSMTP) nextHeldTo(t *testing.T, want string) {
+	t.Helper()
+	select {
+	case to := <-s.entered:
+		if len(to) != 1 || to[0] != want {
+			t.Fatalf("message to %q held, want %s", to, want)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no message to %s reached DATA", want)
 	}
 }
 
@@ -140,11 +153,7 @@ func TestSIGKILLDuringSendReportsUnknown(t *testing.T) {
 	stuck := startBinSMTP(t, true)
 	p := startBinary(t, dir, stuck.env()...)
 	p.must("POST", "/api/judge/new", map[string]any{"name": "Ada", "email": "ada@example.com"}, "")
-	select {
-	case <-stuck.entered:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the mail never reached DATA")
-	}
+	stuck.nextHeldTo(t, "ada@example.com")
 	p.awaitMailStatus("ada@example.com", "sending")
 	p.kill()
 
