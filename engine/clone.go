@@ -53,6 +53,7 @@ func (s *State) clone() *State {
 	c.Log = cloneSlice(s.Log)
 	c.AdminSessions = cloneMap(s.AdminSessions)
 	c.Content = s.Content.clone()
+	c.Mail = cloneMap(s.Mail)
 	c.codeIndex, c.tokenIndex, c.locIndex, c.jx = nil, nil, nil, nil
 	c.maxLocOK = false
 	return &c

@@ -31,7 +31,7 @@ func bigStateSmall(t *testing.T) *Engine {
 		}
 	}
 	apply(&CreateProjects{Projects: []NewProject{{Name: "a", ChallengeList: []string{"AI"}}, {Name: "b"}}})
-	apply(&CreateJudges{Judges: []NewJudge{{Name: "j", Email: "j@x.io"}}, Codes: []string{"12345678"}})
+	apply(&CreateJudges{Judges: []NewJudge{{Name: "j", Email: "j@x.io"}}, Codes: []string{"12345678"}, Mail: true})
 	apply(&AdminLogin{SessionHash: fmt.Sprintf("%064d", 1)})
 	e.Read(func(s *State) {
 		for _, j := range s.Judges {

@@ -11,11 +11,14 @@ type MailRecipient struct {
 	Email string `json:"email"`
 }
 
-// EmailSkipped records in the audit log that login-code emails were not sent because no
-// SMTP server is configured (SPEC §10). It changes nothing else. The outbox submits it;
-// it never carries the login code.
+// EmailSkipped records that login-code emails were not sent because no SMTP server is
+// configured (SPEC §10). The outbox submits it with Judges: their pending mails become
+// skipped, with one audit line each. Recipients is the older form kept for journals
+// written before mails were part of the state: audit lines only. It never carries the
+// login code.
 type EmailSkipped struct {
-	Recipients []MailRecipient `json:"recipients"`
+	Judges     []ID            `json:"judges,omitempty"`
+	Recipients []MailRecipient `json:"recipients,omitempty"`
 	Reason     string          `json:"reason"`
 }
 
@@ -23,12 +26,21 @@ type EmailSkipped struct {
 func (*EmailSkipped) Kind() string { return "email.skipped" }
 
 func (cmd *EmailSkipped) apply(s *State, c *Ctx) (any, error) {
-	if len(cmd.Recipients) == 0 {
-		return nil, invalidf("no recipients given")
-	}
-	reason := cmd.Reason
-	if reason == "" {
-		reason = "SMTP is not configured"
+	reason := mailReason(cmd.Reason, "SMTP is not configured")
+	if len(cmd.Judges) > 0 || len(cmd.Recipients) == 0 {
+		ids, err := s.mailTargets(cmd.Judges, "skipped", func(m LoginMail, has bool) bool { return has && m.Status == MailPending })
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			s.Mail[id] = LoginMail{Status: MailSkipped, At: c.Time, Reason: reason}
+		}
+		for _, id := range ids {
+			j := s.Judges[id]
+			c.logf("login code email to %s <%s> skipped: %s", j.Name, j.Email, reason)
+		}
+		c.changed("judge", ids...)
+		return nil, nil
 	}
 	for _, r := range cmd.Recipients {
 		c.logf("login code email to %s <%s> skipped: %s", r.Name, r.Email, reason)

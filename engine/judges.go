@@ -29,6 +29,9 @@ type CreateJudges struct {
 	RowOffset int `json:"row_offset"`
 	// DuplicateIsConflict makes an email that is already in use a 409 instead of a 400.
 	DuplicateIsConflict bool `json:"dup_conflict"`
+	// Mail queues each new judge's login-code email (mail.go) in the same command, so
+	// the mail is durable before the request is answered.
+	Mail bool `json:"mail,omitempty"`
 }
 
 // CreatedJudge is the result for one created judge.
@@ -129,6 +132,9 @@ func (cmd *CreateJudges) apply(s *State, c *Ctx) (any, error) {
 		s.codeIndex[j.Code] = j.ID
 		out = append(out, CreatedJudge{ID: j.ID, Code: j.Code, Name: j.Name, Email: j.Email})
 		ids = append(ids, j.ID)
+	}
+	if cmd.Mail {
+		s.queueMails(c, ids)
 	}
 	if len(out) == 1 {
 		c.logf("added judge %s", out[0].Name)
@@ -312,6 +318,7 @@ func (cmd *DeleteJudge) apply(s *State, c *Ctx) (any, error) {
 		delete(s.codeIndex, j.Code)
 	}
 	delete(s.Judges, j.ID)
+	delete(s.Mail, j.ID) // a mail being sent finds its judge gone and is not recorded
 	for i, id := range s.JudgeOrder {
 		if id == j.ID {
 			s.JudgeOrder = append(s.JudgeOrder[:i], s.JudgeOrder[i+1:]...)

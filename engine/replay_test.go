@@ -39,6 +39,7 @@ func TestReplayGivesIdenticalState(t *testing.T) {
 		apply(&Envelope{Time: tm + 1, Seed: uint64(i) * 104729, Actor: Admin, Cmd: &CreateJudges{
 			Judges: []NewJudge{{Name: fmt.Sprint("j", i), Email: fmt.Sprintf("j%d@x.org", i)}},
 			Codes:  []string{fmt.Sprintf("%08d", i*31), fmt.Sprintf("%08d", i*37+1)},
+			Mail:   i%2 == 0,
 		}})
 		if i%10 == 0 {
 			apply(&Envelope{Time: tm + 2, Actor: Admin, Cmd: &ClockUnpause{}})

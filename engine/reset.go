@@ -101,6 +101,7 @@ func (s *State) removeAllJudges(c *Ctx) {
 	ids := append([]ID{}, s.JudgeOrder...)
 	s.Judges = map[ID]*Judge{}
 	s.JudgeOrder = []ID{}
+	s.Mail = map[ID]LoginMail{}
 	c.changed("judge", ids...)
 }
 

@@ -33,6 +33,10 @@ type State struct {
 	// Content is the public content of SPEC §9.
 	Content Content `json:"content"`
 
+	// Mail holds the login-code mails by judge (mail.go): pending ones survive restarts
+	// and failovers, sent ones are never sent again.
+	Mail map[ID]LoginMail `json:"mail"`
+
 	codeIndex  map[string]ID // login code -> judge
 	tokenIndex map[string]ID // token hash -> judge
 	locIndex   map[int]ID    // table number -> project
@@ -213,6 +217,7 @@ func NewState() *State {
 		Log:           []string{},
 		AdminSessions: map[string]int64{},
 		Content:       newContent(),
+		Mail:          map[ID]LoginMail{},
 	}
 	// The options id of a new server is fixed so that two fresh servers agree.
 	s.OptionsID = ID{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}
@@ -241,6 +246,9 @@ func (s *State) reindex() {
 	}
 	if s.AdminSessions == nil {
 		s.AdminSessions = map[string]int64{}
+	}
+	if s.Mail == nil {
+		s.Mail = map[ID]LoginMail{} // a snapshot from before mails were in the state
 	}
 	s.Content.fill()
 	if s.Options.EventName == "" {

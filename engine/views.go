@@ -26,6 +26,9 @@ type JudgeView struct {
 	LastActivity int64         `json:"last_activity"`
 	// Reliability is on the admin's judge list only (SPEC §6a), not on the judge's own.
 	Reliability *float64 `json:"reliability,omitempty"`
+	// Mail is the login-code email's state, on the admin's judge list only (absent when
+	// no mail was ever requested for the judge).
+	Mail *MailView `json:"mail,omitempty"`
 }
 
 // View copies the judge for the wire.

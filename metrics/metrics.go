@@ -23,7 +23,7 @@ import (
 var (
 	wsRoles        = []string{"anonymous", "judge", "admin"}
 	wsDropReasons  = []string{"slow", "oversize", "idle"}
-	emailResults   = []string{"sent", "failed", "skipped"}
+	emailResults   = []string{"sent", "failed", "skipped", "unknown"}
 	throttleRoutes = []string{"judge_login", "admin_login", "qr"}
 	// rejectReasons are transport.RejectReasons (metrics does not import transport).
 	rejectReasons = []string{"login_ip", "login_flood", "judge_writes", "body_too_large", "media_type", "ws_full", "ws_per_ip"}
@@ -138,7 +138,7 @@ func New() *Metrics {
 	m.rejected = newCounterVec("podium_requests_rejected_total",
 		"Requests refused by a limit, by reason (login_ip|login_flood|judge_writes|body_too_large|media_type|ws_full|ws_per_ip).", "reason", rejectReasons)
 	m.emails = newCounterVec("podium_emails_total",
-		"Login-code emails by result (sent|failed|skipped).", "result", emailResults)
+		"Login-code emails by result (sent|failed|skipped|unknown).", "result", emailResults)
 
 	m.state = &stateCollector{}
 	m.health = &healthCollector{}
@@ -284,3 +284,7 @@ func (m *Metrics) EmailFailed() { m.emails.WithLabelValues("failed").Inc() }
 
 // EmailSkipped counts a login-code email not sent because SMTP is not configured.
 func (m *Metrics) EmailSkipped() { m.emails.WithLabelValues("skipped").Inc() }
+
+// EmailUnknown counts a login-code email whose outcome is unknown: it was claimed by a
+// leader that stopped before recording it, and is not sent again on its own.
+func (m *Metrics) EmailUnknown() { m.emails.WithLabelValues("unknown").Inc() }

@@ -206,6 +206,10 @@ func (n *Node) applied(kind string) {
 	}
 }
 
+// LeadsDuties reports whether this node runs the duties that act on their own, such as
+// the mail outbox (SPEC §8a): a single node always, a cluster node while it leads.
+func (n *Node) LeadsDuties() bool { return n.fitsRatings() }
+
 // Clustered reports whether the node is a member of a raft cluster.
 func (n *Node) Clustered() bool { return n.cl != nil }
 

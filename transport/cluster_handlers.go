@@ -111,12 +111,16 @@ type applyHooker interface {
 // watchReplicatedChanges keeps the content cache right on a cluster node: content the
 // other nodes changed (or a reset, or a snapshot install) marks the cached bodies stale,
 // and the next request rebuilds them. A single node's handlers invalidate it themselves.
+// It also wakes the outbox when mails were queued through another node.
 func (s *Server) watchReplicatedChanges(cc *contentCache) {
 	ah, ok := s.node.(applyHooker)
 	if !ok {
 		return
 	}
 	ah.SetApplyHook(func(kind string) {
+		if kind == "" || kind == "judge.create" || kind == "email.queue" {
+			s.mailQueued() // mails queued on another node: the leader's outbox starts now
+		}
 		if kind == "" || kind == "admin.reset" || strings.HasPrefix(kind, "content.") {
 			for k := range cc.kinds {
 				cc.kinds[k].gen.Add(1)

@@ -17,8 +17,9 @@ import (
 	"podium/engine"
 )
 
-// Judge emails (SPEC §10). Requests only hand mails to the outbox (outbox.go), which
-// sends them from its own goroutine; nothing here blocks a request or the engine.
+// Judge emails (SPEC §10). Requests record mails in the state (CreateJudges.Mail,
+// QueueMail); the outbox (outbox.go) sends them from its own goroutine on the leader;
+// nothing here blocks a request or the engine.
 
 // MailObserver is told what happened to each login-code email (implemented by the
 // metrics package as podium_emails_total{result}).
@@ -26,6 +27,9 @@ type MailObserver interface {
 	EmailSent()
 	EmailFailed()
 	EmailSkipped()
+	// EmailUnknown: claimed by an outbox that stopped leading before it recorded the
+	// outcome; not sent again on its own (SPEC §8a).
+	EmailUnknown()
 }
 
 type nopMailObserver struct{}
@@ -33,6 +37,7 @@ type nopMailObserver struct{}
 func (nopMailObserver) EmailSent()    {}
 func (nopMailObserver) EmailFailed()  {}
 func (nopMailObserver) EmailSkipped() {}
+func (nopMailObserver) EmailUnknown() {}
 
 // WithMailObserver sets the email metrics observer.
 func WithMailObserver(o MailObserver) Option {
@@ -98,29 +103,22 @@ func (s *Server) startOutbox() {
 	s.onShutdown(m.outbox.stop)
 }
 
-// loginMail is one login-code email waiting in the outbox. The code lives only in
-// memory: it is never journaled or logged.
+// loginMail is one login-code email being sent. It is read from the state when the
+// mail is sent; the code lives only here, never in a record or a log line.
 type loginMail struct {
 	judge engine.ID
 	name  string
 	email string
 	code  string
-	event string // options.event_name when the mail was queued (the subject names it)
+	event string // options.event_name (the subject names it)
 }
 
-// sendLoginCodes hands the new judges' login-code emails to the outbox (SPEC §10). It
-// never blocks the request.
-func (s *Server) sendLoginCodes(judges []engine.CreatedJudge) {
-	if len(judges) == 0 || s.ext.mail.outbox == nil {
-		return
+// mailQueued tells the outbox that a command queued login-code mails (SPEC §10). The
+// mails are already in the state; this only saves the worker's wait for its next look.
+func (s *Server) mailQueued() {
+	if s.ext.mail.outbox != nil {
+		s.ext.mail.outbox.kick()
 	}
-	var event string
-	s.node.Read(func(st *engine.State) { event = st.Options.EventName })
-	batch := make([]loginMail, len(judges))
-	for i, j := range judges {
-		batch[i] = loginMail{judge: j.ID, name: j.Name, email: j.Email, code: j.Code, event: event}
-	}
-	s.ext.mail.outbox.enqueue(batch)
 }
 
 // loginLink is the link in the email: the judge app with the code filled in

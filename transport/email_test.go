@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -33,7 +32,12 @@ import (
 // startServerOpts is startServer with server options (retry timing, observers).
 func startServerOpts(t *testing.T, mod func(*Config), opts ...Option) *testServer {
 	t.Helper()
-	dir := t.TempDir()
+	return startServerOptsIn(t, t.TempDir(), mod, opts...)
+}
+
+// startServerOptsIn is startServerOpts on dir (to test restarts on the same directory).
+func startServerOptsIn(t *testing.T, dir string, mod func(*Config), opts ...Option) *testServer {
+	t.Helper()
 	log := zerolog.Nop()
 	node, err := persist.Open(dir, persist.Options{Log: log})
 	if err != nil {
@@ -56,8 +60,8 @@ func startServerOpts(t *testing.T, mod func(*Config), opts ...Option) *testServe
 
 // mailCounter is a MailObserver that counts and signals each outcome.
 type mailCounter struct {
-	sent, failed, skipped atomic.Int64
-	events                chan string
+	sent, failed, skipped, unknown atomic.Int64
+	events                         chan string
 }
 
 func newMailCounter() *mailCounter { return &mailCounter{events: make(chan string, 100)} }
@@ -65,6 +69,7 @@ func newMailCounter() *mailCounter { return &mailCounter{events: make(chan strin
 func (m *mailCounter) EmailSent()    { m.sent.Add(1); m.events <- "sent" }
 func (m *mailCounter) EmailFailed()  { m.failed.Add(1); m.events <- "failed" }
 func (m *mailCounter) EmailSkipped() { m.skipped.Add(1); m.events <- "skipped" }
+func (m *mailCounter) EmailUnknown() { m.unknown.Add(1); m.events <- "unknown" }
 
 // await waits for the next outcome (the test fails after 20 s without one).
 func (m *mailCounter) await(t *testing.T) string {
@@ -100,6 +105,7 @@ type smtpServer struct {
 	conns    int              // connections (sessions) opened
 	refuse   string           // recipient refused with 550
 	gate     chan struct{}    // when set, DATA waits for it
+	drop     bool             // DATA reads the message, then drops the connection
 	user     string           // required PLAIN user ("" = no auth)
 	password string
 	srv      *smtpd.Server
@@ -195,6 +201,11 @@ func (s *smtpSessionT) Data(r io.Reader) error {
 	s.srv.mu.Lock()
 	s.srv.attempts++
 	gate := s.srv.gate
+	if s.srv.drop {
+		s.srv.mu.Unlock()
+		_ = s.conn.Conn().Close()
+		return errors.New("dropped")
+	}
 	if s.srv.failNext > 0 {
 		s.srv.failNext--
 		e := s.srv.failWith
@@ -583,30 +594,5 @@ func TestEmailSkippedWithoutSMTP(t *testing.T) {
 	obs.await(t)
 	if obs.skipped.Load() != 4 {
 		t.Fatalf("skipped %d, want 4 (Dan and Eve asked for no mail)", obs.skipped.Load())
-	}
-}
-
-// TestOutboxBounded fills the queue of an outbox whose worker is not running: the batch
-// beyond the bound is dropped and reported, and enqueue never blocks.
-func TestOutboxBounded(t *testing.T) {
-	obs := newMailCounter()
-	obs.events = make(chan string, outboxCapacity+10)
-	o := newOutbox(SMTPConfig{Host: "127.0.0.1"}, "", obs, 1, time.Millisecond, nil, zerolog.Nop())
-	for i := 0; i < outboxCapacity; i++ {
-		o.enqueue([]loginMail{{email: "a@example.com"}})
-	}
-	if obs.failed.Load() != 0 {
-		t.Fatal("dropped before the queue was full")
-	}
-	o.enqueue([]loginMail{{email: "b@example.com"}, {email: "c@example.com"}})
-	if obs.failed.Load() != 2 {
-		t.Fatalf("failed %d, want 2", obs.failed.Load())
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_ = o.stop(ctx)
-	o.enqueue([]loginMail{{email: "d@example.com"}})
-	if obs.failed.Load() != 3 {
-		t.Fatalf("failed %d after stop, want 3", obs.failed.Load())
 	}
 }

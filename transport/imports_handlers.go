@@ -43,7 +43,7 @@ func (s *Server) importJudges(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	cmd := &engine.CreateJudges{Judges: imp.judges, Codes: newLoginCodes(len(imp.judges))}
+	cmd := &engine.CreateJudges{Judges: imp.judges, Codes: newLoginCodes(len(imp.judges)), Mail: !noSend}
 	if consecutiveRows(imp.rows) {
 		cmd.RowOffset = imp.rows[0]
 	}
@@ -53,7 +53,7 @@ func (s *Server) importJudges(c *fiber.Ctx) error {
 	}
 	created := res.([]engine.CreatedJudge)
 	if !noSend {
-		s.sendLoginCodes(created)
+		s.mailQueued()
 	}
 	return c.JSON(fiber.Map{"ok": 1, "added": len(created)})
 }

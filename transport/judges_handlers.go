@@ -18,6 +18,7 @@ func (s *Server) routesJudges(api fiber.Router) {
 	api.Post("/judge/hide", s.adminAuth, s.hideJudges)
 	api.Put("/judge/move/group/:id", s.adminAuth, s.moveJudgeGroup)
 	api.Post("/judge/move/group", s.adminAuth, s.moveJudgesGroup)
+	api.Post("/judge/email", s.adminAuth, s.resendLoginCodes)
 	api.Post("/judge/reassign", s.adminAuth, s.okAfterCmd(func() engine.Command { return &engine.ReassignJudges{} }))
 	api.Post("/admin/groups/swap", s.adminAuth, s.okAfterCmd(func() engine.Command { return &engine.SwapGroups{} }))
 	// These must not swallow other routes' static paths (PUT /judge/welcome is
@@ -54,13 +55,14 @@ func (s *Server) newJudge(c *fiber.Ctx) error {
 		Codes:  newLoginCodes(1),
 		// A duplicate email conflicts with current state (SPEC §1): 409.
 		DuplicateIsConflict: true,
+		Mail:                !req.NoSend,
 	})
 	if err != nil {
 		return err
 	}
 	created := res.([]engine.CreatedJudge)
 	if !req.NoSend {
-		s.sendLoginCodes(created)
+		s.mailQueued()
 	}
 	return c.JSON(fiber.Map{"ok": 1, "id": created[0].ID})
 }
@@ -70,7 +72,9 @@ func (s *Server) listJudges(c *fiber.Ctx) error {
 	s.node.Read(func(st *engine.State) {
 		out = make([]engine.JudgeView, 0, len(st.JudgeOrder))
 		for _, j := range st.JudgesInOrder() {
-			out = append(out, j.AdminView())
+			v := j.AdminView()
+			v.Mail = st.MailViewOf(j.ID)
+			out = append(out, v)
 		}
 	})
 	return c.JSON(out)
@@ -257,6 +261,25 @@ func (s *Server) hideJudges(c *fiber.Ctx) error {
 	return submitItems(s, c, func(ids []engine.ID, req *bulkHideReq) engine.Command {
 		return &engine.HideJudges{Judges: ids, Hide: *req.Hide}
 	})
+}
+
+// bulkMailReq is the body of POST /api/judge/email.
+type bulkMailReq struct {
+	Items *[]string `json:"items"`
+}
+
+func (r *bulkMailReq) validate() ([]engine.ID, error) { return bulkIDs(r.Items, "items", true) }
+
+// resendLoginCodes handles POST /api/judge/email: the judges' login-code emails are
+// queued again (the organiser's resend, e.g. after an "unknown" or "failed" outcome).
+func (s *Server) resendLoginCodes(c *fiber.Ctx) error {
+	if err := submitItems(s, c, func(ids []engine.ID, _ *bulkMailReq) engine.Command {
+		return &engine.QueueMail{Judges: ids}
+	}); err != nil {
+		return err
+	}
+	s.mailQueued()
+	return nil
 }
 
 func (s *Server) moveJudgeGroup(c *fiber.Ctx) error {

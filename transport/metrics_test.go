@@ -247,8 +247,9 @@ func TestMetricsEmailCounters(t *testing.T) {
 	m.EmailFailed()
 	m.EmailFailed()
 	m.EmailSkipped()
+	m.EmailUnknown()
 	fams := scrape(t, ts)
-	for result, want := range map[string]float64{"sent": 1, "failed": 2, "skipped": 1} {
+	for result, want := range map[string]float64{"sent": 1, "failed": 2, "skipped": 1, "unknown": 1} {
 		if v, _ := sample(fams, "podium_emails_total", map[string]string{"result": result}); v != want {
 			t.Fatalf("emails{result=%s} = %v, want %v", result, v, want)
 		}

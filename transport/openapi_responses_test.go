@@ -101,6 +101,9 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 	c.call(200, "GET", "/api/judge/stats", nil, asAdmin)
 	c.call(400, "PUT", "/api/judge/not-an-id", map[string]any{"notes": "x"}, asAdmin)
 	c.call(404, "DELETE", "/api/judge/000000000000000000000abc", nil, asAdmin)
+	c.call(200, "POST", "/api/judge/email", map[string]any{"items": []string{j1}}, asAdmin)
+	c.call(404, "POST", "/api/judge/email", map[string]any{"items": []string{"000000000000000000000abc"}}, asAdmin)
+	c.call(400, "POST", "/api/judge/email", map[string]any{}, asAdmin)
 	var judges []struct{ ID, Code, Email string }
 	decode(c.call(200, "GET", "/api/judge/list", nil, asAdmin), &judges)
 	code := ""

@@ -2,12 +2,11 @@ package transport
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
+	"encoding/hex"
 	"errors"
-	"net"
-	"net/smtp"
 	"net/textproto"
-	"strconv"
 	"sync"
 	"time"
 
@@ -16,21 +15,27 @@ import (
 	"podium/engine"
 )
 
-// outboxCapacity bounds the queue (in batches: one batch per request that created
-// judges). A full queue drops the new batch and reports it; it never blocks.
-const outboxCapacity = 1024
-
-// SMTP limits: connection and per-mail timeouts, and how many mails go over one
-// connection before it is renewed (many servers cap messages per connection).
+// How the outbox looks for work and how many mails it claims at once (one SMTP
+// connection's worth).
 const (
-	smtpDialTimeout  = 10 * time.Second
-	smtpMailTimeout  = 60 * time.Second
-	smtpMailsPerConn = 100
+	outboxPoll    = time.Second
+	outboxBatch   = smtpMailsPerConn
+	recordTimeout = 10 * time.Second
 )
 
-// outbox sends login-code emails from one worker goroutine: over SMTP with retries and
-// exponential backoff, or, without SMTP_HOST, records each mail as skipped in the audit
-// log (without the code).
+// dutyLeader is implemented by nodes that can be cluster followers (persist.Node): the
+// outbox works only while LeadsDuties is true (SPEC §8a). A node without it always leads.
+type dutyLeader interface {
+	LeadsDuties() bool
+}
+
+// outbox sends the login-code emails recorded in the engine's state (engine/mail.go)
+// from one worker goroutine, on the leader only. It claims mails through the log before
+// sending them and records each outcome through the log, so a restart or a failover
+// never sends a mail twice: mails claimed by an outbox that stopped leading are reported
+// "unknown" instead of being sent again. Temporary failures are retried with
+// exponential backoff (the mails go back to pending meanwhile, so they survive a
+// restart); without SMTP_HOST each mail is recorded as skipped.
 type outbox struct {
 	cfg       SMTPConfig
 	publicURL string
@@ -41,11 +46,12 @@ type outbox struct {
 	log       zerolog.Logger
 	tls       *tls.Config // base TLS settings (nil: system roots)
 
-	mu     sync.Mutex
-	closed bool
-	queue  chan []loginMail
-	quit   chan struct{}
-	done   chan struct{}
+	claim string        // this outbox's claim while it leads ("" = not leading)
+	owed  []*mailRecord // outcomes that could not be recorded yet (retried)
+	kicks chan struct{} // work to do now
+	quit  chan struct{} // closed by stop
+	done  chan struct{} // closed when the worker has returned
+	once  sync.Once
 }
 
 func newOutbox(cfg SMTPConfig, publicURL string, obs MailObserver, attempts int, backoff time.Duration, node Node, log zerolog.Logger) *outbox {
@@ -55,63 +61,41 @@ func newOutbox(cfg SMTPConfig, publicURL string, obs MailObserver, attempts int,
 	return &outbox{
 		cfg: cfg, publicURL: publicURL, obs: obs, attempts: attempts, backoff: backoff, node: node,
 		log:   log.With().Str("component", "outbox").Logger(),
-		queue: make(chan []loginMail, outboxCapacity),
+		kicks: make(chan struct{}, 1),
 		quit:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
 }
 
-// enqueue hands a batch to the worker without ever blocking.
-func (o *outbox) enqueue(batch []loginMail) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.closed {
-		o.drop(batch, "server is shutting down")
-		return
-	}
+// kick tells the worker there may be new mails; it never blocks.
+func (o *outbox) kick() {
 	select {
-	case o.queue <- batch:
+	case o.kicks <- struct{}{}:
 	default:
-		o.drop(batch, "outbox is full")
 	}
 }
 
-func (o *outbox) drop(batch []loginMail, why string) {
-	for _, m := range batch {
-		o.obs.EmailFailed()
-		o.log.Error().Str("judge", m.judge.String()).Str("reason", why).Msg("login code email not sent")
-	}
-}
-
-// run is the worker. After stop it gives every mail still queued one attempt and exits.
+// run is the worker: it works whenever kicked, and every outboxPoll for mails other
+// nodes queued or a leadership it gained.
 func (o *outbox) run() {
 	defer close(o.done)
+	tick := time.NewTicker(outboxPoll)
+	defer tick.Stop()
 	for {
+		o.work()
 		select {
-		case b := <-o.queue:
-			o.deliver(b, true)
 		case <-o.quit:
-			for {
-				select {
-				case b := <-o.queue:
-					o.deliver(b, false)
-				default:
-					return
-				}
-			}
+			return
+		case <-o.kicks:
+		case <-tick.C:
 		}
 	}
 }
 
-// stop ends the worker (registered with onShutdown). It waits for the worker until ctx
-// ends.
+// stop ends the worker (registered with onShutdown): a round under way finishes, mails
+// waiting for a retry stay pending in the state. It waits for the worker until ctx ends.
 func (o *outbox) stop(ctx context.Context) error {
-	o.mu.Lock()
-	if !o.closed {
-		o.closed = true
-		close(o.quit)
-	}
-	o.mu.Unlock()
+	o.once.Do(func() { close(o.quit) })
 	select {
 	case <-o.done:
 		return nil
@@ -120,183 +104,353 @@ func (o *outbox) stop(ctx context.Context) error {
 	}
 }
 
-// deliver sends one batch: all mails in rounds over one SMTP connection, retrying the
-// ones that failed temporarily after 1, 2, 4, ... times the backoff.
-func (o *outbox) deliver(batch []loginMail, retry bool) {
-	if o.cfg.Host == "" {
-		o.skip(batch)
-		return
+func (o *outbox) stopping() bool {
+	select {
+	case <-o.quit:
+		return true
+	default:
+		return false
 	}
-	pending := batch
-	for attempt := 1; len(pending) > 0; attempt++ {
-		last := !retry || attempt >= o.attempts
-		pending = o.round(pending, attempt, last)
-		if len(pending) == 0 || last {
+}
+
+// leads reports whether this node runs the outbox now; it picks a fresh claim when the
+// node starts leading, so claims of any earlier leadership (this process's or another
+// node's) count as another outbox's.
+func (o *outbox) leads() bool {
+	if dl, ok := o.node.(dutyLeader); ok && !dl.LeadsDuties() {
+		o.claim = ""
+		return false
+	}
+	if o.claim == "" {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		o.claim = hex.EncodeToString(b[:])
+		o.log.Info().Str("claim", o.claim).Msg("outbox leads: sending login code emails")
+	}
+	return true
+}
+
+// work records owed outcomes, reports other outboxes' unconfirmed claims, and sends
+// pending mails batch by batch until none are left or something stops it.
+func (o *outbox) work() {
+	if o.payOwed(); len(o.owed) > 0 {
+		return // nothing new while outcomes cannot be recorded
+	}
+	for !o.stopping() && o.node.Ready() && o.leads() {
+		var w engine.MailWork
+		o.node.Read(func(st *engine.State) { w = st.MailWork(o.claim, outboxBatch) })
+		if len(w.Claimed) > 0 {
+			o.log.Warn().Int("emails", len(w.Claimed)).Msg("login code emails claimed by an earlier leader were not confirmed: outcome unknown, not resent")
+			if !o.reportUnknown(w.Claimed, "") {
+				return
+			}
+		}
+		if len(w.Pending) == 0 {
 			return
 		}
-		select {
-		case <-time.After(o.backoff << (attempt - 1)):
-		case <-o.quit:
-			retry = false // one last attempt, then give up
+		var progress bool
+		if o.cfg.Host == "" {
+			progress = o.skip(w.Pending)
+		} else {
+			progress = o.deliver(w.Pending)
+		}
+		if !progress {
+			return
 		}
 	}
 }
 
-// round tries every mail once over one connection. It returns the mails that failed
-// temporarily and may be retried; with last set they are reported as failed instead.
-func (o *outbox) round(batch []loginMail, attempt int, last bool) []loginMail {
-	var retry []loginMail
-	fail := func(m loginMail, err error, permanent bool) {
-		if permanent || last {
-			o.obs.EmailFailed()
-			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email failed")
-			return
-		}
-		o.log.Warn().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email failed; will retry")
-		retry = append(retry, m)
+// reportUnknown marks mails whose outcome is unknown: claimed by an outbox that no
+// longer leads, or cut off after the message was handed over (SPEC §8a: never sent
+// twice; the organiser sees them and can resend). reason "" is the engine's default.
+func (o *outbox) reportUnknown(claims map[engine.ID]string, reason string) bool {
+	ids := make([]engine.ID, 0, len(claims))
+	for id := range claims {
+		ids = append(ids, id)
 	}
-	var sess *smtpSession
-	sessMails := 0
+	return o.record(&mailRecord{ids: ids, cmd: func(ids []engine.ID) engine.Command {
+		m := make(map[engine.ID]string, len(ids))
+		for _, id := range ids {
+			m[id] = claims[id]
+		}
+		return &engine.ReportMailUnknown{Claims: m, Reason: reason}
+	}, match: func(id engine.ID, m engine.LoginMail) bool {
+		return m.Status == engine.MailSending && m.Claim == claims[id]
+	}, done: func(ids []engine.ID) {
+		for range ids {
+			o.obs.EmailUnknown()
+		}
+	}})
+}
+
+// skip records pending mails as skipped (no SMTP server configured).
+func (o *outbox) skip(ids []engine.ID) bool {
+	if !o.record(&mailRecord{ids: ids, cmd: func(ids []engine.ID) engine.Command { return &engine.EmailSkipped{Judges: ids} }, match: isPending}) {
+		return false
+	}
+	for range ids {
+		o.obs.EmailSkipped()
+	}
+	o.log.Info().Int("emails", len(ids)).Msg("login code emails skipped: SMTP is not configured")
+	return true
+}
+
+func isPending(_ engine.ID, m engine.LoginMail) bool { return m.Status == engine.MailPending }
+
+// deliver sends a batch of pending mails, retrying the ones that failed temporarily
+// after 1, 2, 4, ... times the backoff. It reports whether it made progress (false: the
+// outbox stopped leading, is stopping, or cannot record outcomes).
+func (o *outbox) deliver(ids []engine.ID) bool {
+	for attempt := 1; len(ids) > 0; attempt++ {
+		last := attempt >= o.attempts
+		retry, ok := o.round(ids, attempt, last)
+		if !ok || len(retry) == 0 || last {
+			return ok
+		}
+		select {
+		case <-time.After(o.backoff << (attempt - 1)):
+		case <-o.quit:
+			return false // the mails are pending again: sent after the restart
+		}
+		if !o.leads() {
+			return false
+		}
+		ids = retry
+	}
+	return true
+}
+
+// round tries every mail once over one connection: it connects first (so no mail is
+// claimed while the server is unreachable), claims the mails through the log, sends
+// them and records the outcomes. It returns the mails that failed temporarily and are
+// pending again for a retry; with last set they are recorded as failed instead.
+func (o *outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.ID, ok bool) {
+	sess, err := o.dial()
+	if err != nil {
+		if !last && !permanentSMTP(err) {
+			o.log.Warn().Err(err).Int("emails", len(ids)).Int("attempt", attempt).Msg("cannot reach the SMTP server; will retry")
+			return ids, true
+		}
+		o.log.Error().Err(err).Int("emails", len(ids)).Int("attempt", attempt).Msg("login code emails failed: cannot reach the SMTP server")
+		reason := err.Error()
+		return nil, o.failed(ids, "", reason)
+	}
 	defer func() {
 		if sess != nil {
 			sess.close()
 		}
 	}()
-	for i, m := range batch {
-		if sess != nil && sessMails >= smtpMailsPerConn {
+	claim := o.claim
+	var claimed []engine.ID
+	rec := &mailRecord{ids: ids, cmd: func(ids []engine.ID) engine.Command {
+		claimed = ids
+		return &engine.ClaimMail{Judges: ids, Claim: claim}
+	}, match: isPending}
+	if !o.submit(rec) {
+		// Not committed, or not known to be: nothing is sent. A claim that did commit
+		// is reported unknown by the next leader, or released below by this one.
+		o.releaseLater(claimed, claim)
+		return nil, false
+	}
+	mails := o.mailsOf(claimed, claim)
+	if len(mails) == 0 {
+		return nil, false // the state moved on meanwhile: look again at the next tick
+	}
+	var sent []engine.ID
+	var lastErr error
+	for i, m := range mails {
+		if !o.stillClaimed(m.judge, claim) {
+			continue // the judge was deleted (or the judges reset) meanwhile
+		}
+		if sess == nil {
+			if sess, err = o.dial(); err != nil {
+				for _, rest := range mails[i:] {
+					retry = append(retry, rest.judge)
+				}
+				lastErr = err
+				break
+			}
+		}
+		msg := composeLoginMail(o.cfg, o.publicURL, m, time.Now())
+		err := sess.send(senderAddress(o.cfg, o.publicURL), m.email, msg)
+		if err == nil {
+			sent = append(sent, m.judge)
+			o.obs.EmailSent()
+			o.log.Info().Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email sent")
+			continue
+		}
+		// After a refusal the server is still talking: reset and go on; after anything
+		// else the connection is dropped and the next mail redials.
+		var te *textproto.Error
+		if !errors.As(err, &te) || sess.c.Reset() != nil {
 			sess.close()
 			sess = nil
 		}
-		if sess == nil {
-			sessMails = 0
-			var err error
-			if sess, err = o.dial(); err != nil {
-				for _, rest := range batch[i:] {
-					fail(rest, err, permanentSMTP(err))
-				}
-				return retry
-			}
-		}
-		sessMails++
-		msg := composeLoginMail(o.cfg, o.publicURL, m, time.Now())
-		if err := sess.send(senderAddress(o.cfg, o.publicURL), m.email, msg); err != nil {
-			// After a refusal the server is still talking: reset and go on; after
-			// anything else the connection is dropped and the next mail redials.
-			var te *textproto.Error
-			if !errors.As(err, &te) || sess.c.Reset() != nil {
-				sess.close()
-				sess = nil
-			}
-			fail(m, err, permanentSMTP(err))
+		var unknown *errOutcomeUnknown
+		if errors.As(err, &unknown) {
+			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email outcome unknown; not retried")
+			o.reportUnknown(map[engine.ID]string{m.judge: claim}, "the connection to the SMTP server was lost after the message was handed over")
 			continue
 		}
-		o.obs.EmailSent()
-		o.log.Info().Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email sent")
+		if permanentSMTP(err) {
+			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email refused")
+			o.failed([]engine.ID{m.judge}, claim, err.Error())
+			continue
+		}
+		o.log.Warn().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email failed")
+		retry, lastErr = append(retry, m.judge), err
 	}
-	return retry
+	ok = true
+	if len(sent) > 0 {
+		ok = o.record(&mailRecord{ids: sent, cmd: func(ids []engine.ID) engine.Command {
+			return &engine.RecordMailSent{Judges: ids, Claim: claim}
+		}, match: claimedBy(claim)})
+	}
+	if len(retry) == 0 {
+		return nil, ok
+	}
+	if last {
+		o.log.Error().Err(lastErr).Int("emails", len(retry)).Int("attempt", attempt).Msg("login code emails failed; giving up")
+		return nil, o.failed(retry, claim, lastErr.Error()) && ok
+	}
+	if !o.record(&mailRecord{ids: retry, cmd: func(ids []engine.ID) engine.Command {
+		return &engine.ReleaseMail{Judges: ids, Claim: claim}
+	}, match: sendingBy(claim)}) {
+		return nil, false
+	}
+	return retry, ok
 }
 
-// permanentSMTP reports whether err is a permanent SMTP refusal (5xx): retrying cannot
-// help.
-func permanentSMTP(err error) bool {
-	var te *textproto.Error
-	return errors.As(err, &te) && te.Code >= 500 && te.Code < 600
+// failed records mails as failed (claim "": pending mails never claimed) and counts
+// them.
+func (o *outbox) failed(ids []engine.ID, claim, reason string) bool {
+	match := claimedBy(claim)
+	if claim == "" {
+		match = isPending
+	}
+	for range ids {
+		o.obs.EmailFailed()
+	}
+	return o.record(&mailRecord{ids: ids, cmd: func(ids []engine.ID) engine.Command {
+		return &engine.RecordMailFailed{Judges: ids, Claim: claim, Reason: reason}
+	}, match: match})
 }
 
-// skip records the batch as skipped in the audit log (one command for the batch).
-func (o *outbox) skip(batch []loginMail) {
-	rec := make([]engine.MailRecipient, len(batch))
-	for i, m := range batch {
-		rec[i] = engine.MailRecipient{Judge: m.judge, Name: m.name, Email: m.email}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := o.node.Submit(ctx, engine.System, &engine.EmailSkipped{Recipients: rec}); err != nil {
-		o.log.Error().Err(err).Int("emails", len(batch)).Msg("cannot record skipped login code emails")
-	}
-	for range batch {
-		o.obs.EmailSkipped()
-	}
-	o.log.Info().Int("emails", len(batch)).Msg("login code emails skipped: SMTP is not configured")
+// sendingBy matches mails claimed by claim and still being sent.
+func sendingBy(claim string) func(engine.ID, engine.LoginMail) bool {
+	return func(_ engine.ID, m engine.LoginMail) bool { return m.Status == engine.MailSending && m.Claim == claim }
 }
 
-// smtpSession is one SMTP connection, reused for the mails of a round.
-type smtpSession struct {
-	conn net.Conn
-	c    *smtp.Client
+// claimedBy matches mails claimed by claim, being sent or reported unknown since.
+func claimedBy(claim string) func(engine.ID, engine.LoginMail) bool {
+	return func(_ engine.ID, m engine.LoginMail) bool {
+		return m.Claim == claim && (m.Status == engine.MailSending || m.Status == engine.MailUnknown)
+	}
 }
 
-// dial connects to the SMTP server: implicit TLS on port 465, otherwise STARTTLS when the
-// server offers it; PLAIN auth when a username is set (net/smtp refuses to send the
-// password unencrypted except to localhost).
-func (o *outbox) dial() (*smtpSession, error) {
-	addr := net.JoinHostPort(o.cfg.Host, strconv.Itoa(o.cfg.Port))
-	d := &net.Dialer{Timeout: smtpDialTimeout}
-	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if o.tls != nil {
-		tlsCfg = o.tls.Clone()
+// releaseLater remembers claimed mails this outbox knows it did not send, for payOwed to
+// put back to pending if their claim turns out to have committed.
+func (o *outbox) releaseLater(ids []engine.ID, claim string) {
+	if len(ids) == 0 {
+		return
 	}
-	tlsCfg.ServerName = o.cfg.Host
-	if tlsCfg.MinVersion < tls.VersionTLS12 {
-		tlsCfg.MinVersion = tls.VersionTLS12
-	}
-	var conn net.Conn
-	var err error
-	if o.cfg.Port == 465 {
-		conn, err = tls.DialWithDialer(d, "tcp", addr, tlsCfg)
-	} else {
-		conn, err = d.Dial("tcp", addr)
-	}
-	if err != nil {
-		return nil, err
-	}
-	_ = conn.SetDeadline(time.Now().Add(smtpMailTimeout))
-	c, err := smtp.NewClient(conn, o.cfg.Host)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	sess := &smtpSession{conn: conn, c: c}
-	if o.cfg.Port != 465 {
-		if ok, _ := c.Extension("STARTTLS"); ok {
-			if err := c.StartTLS(tlsCfg); err != nil {
-				sess.close()
-				return nil, err
+	o.owed = append(o.owed, &mailRecord{ids: ids, cmd: func(ids []engine.ID) engine.Command {
+		return &engine.ReleaseMail{Judges: ids, Claim: claim}
+	}, match: sendingBy(claim)})
+}
+
+// mailsOf reads the claimed mails from the state: the code, name and address are the
+// judge's at this moment (a judge deleted meanwhile is left out).
+func (o *outbox) mailsOf(ids []engine.ID, claim string) []loginMail {
+	out := make([]loginMail, 0, len(ids))
+	o.node.Read(func(st *engine.State) {
+		event := st.Options.EventName
+		for _, id := range ids {
+			j, ok := st.Judges[id]
+			m, has := st.MailOf(id)
+			if !ok || !has || m.Status != engine.MailSending || m.Claim != claim {
+				continue
 			}
+			out = append(out, loginMail{judge: id, name: j.Name, email: j.Email, code: j.Code, event: event})
 		}
-	}
-	if o.cfg.Username != "" {
-		if err := c.Auth(smtp.PlainAuth("", o.cfg.Username, o.cfg.Password, o.cfg.Host)); err != nil {
-			sess.close()
-			return nil, err
-		}
-	}
-	return sess, nil
+	})
+	return out
 }
 
-// send transmits one message.
-func (ss *smtpSession) send(from, to string, msg []byte) error {
-	_ = ss.conn.SetDeadline(time.Now().Add(smtpMailTimeout))
-	if err := ss.c.Mail(from); err != nil {
-		return err
-	}
-	if err := ss.c.Rcpt(to); err != nil {
-		return err
-	}
-	w, err := ss.c.Data()
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(msg); err != nil {
-		return err
-	}
-	return w.Close()
+// stillClaimed reports whether judge id's mail is still claimed by claim.
+func (o *outbox) stillClaimed(id engine.ID, claim string) bool {
+	ok := false
+	o.node.Read(func(st *engine.State) {
+		m, has := st.MailOf(id)
+		ok = has && m.Status == engine.MailSending && m.Claim == claim
+	})
+	return ok
 }
 
-// close ends the session politely when it can.
-func (ss *smtpSession) close() {
-	_ = ss.conn.SetDeadline(time.Now().Add(5 * time.Second))
-	if err := ss.c.Quit(); err != nil {
-		_ = ss.c.Close()
+// mailRecord is a mail command for some judges. match says which judges it still
+// applies to: the state may have moved on (a judge deleted, a mail resent) between
+// reading it and submitting, and a mail command is all or nothing.
+type mailRecord struct {
+	ids   []engine.ID
+	cmd   func(ids []engine.ID) engine.Command
+	match func(id engine.ID, m engine.LoginMail) bool
+	done  func(ids []engine.ID) // optional: called with the judges it was recorded for
+}
+
+// submit submits rec for the judges it still applies to, re-checking after a refusal.
+// It reports false when the outcome is not known (no leader, storage failing): the
+// command may or may not have been committed.
+func (o *outbox) submit(rec *mailRecord) bool {
+	for try := 0; try < 3; try++ {
+		ids := rec.ids[:0:0]
+		o.node.Read(func(st *engine.State) {
+			for _, id := range rec.ids {
+				if m, ok := st.MailOf(id); ok && rec.match(id, m) {
+					ids = append(ids, id)
+				}
+			}
+		})
+		if len(ids) == 0 {
+			return true
+		}
+		cmd := rec.cmd(ids)
+		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+		_, err := o.node.Submit(ctx, engine.System, cmd)
+		cancel()
+		if err == nil {
+			if rec.done != nil {
+				rec.done(ids)
+			}
+			return true
+		}
+		var ee *engine.Error
+		if !errors.As(err, &ee) {
+			o.log.Error().Err(err).Str("command", cmd.Kind()).Int("emails", len(ids)).Msg("cannot record login code emails")
+			return false
+		}
+		o.log.Warn().Err(err).Str("command", cmd.Kind()).Msg("login code emails changed meanwhile; checking again")
+	}
+	return true
+}
+
+// record submits rec, keeping it to retry later when its outcome is not known.
+func (o *outbox) record(rec *mailRecord) bool {
+	if o.submit(rec) {
+		return true
+	}
+	o.owed = append(o.owed, rec)
+	return false
+}
+
+// payOwed retries the records that could not be submitted (on any node: a follower
+// forwards them to the leader).
+func (o *outbox) payOwed() {
+	owed := o.owed
+	o.owed = nil
+	for i, rec := range owed {
+		if !o.submit(rec) {
+			o.owed = append(o.owed, owed[i:]...)
+			return
+		}
 	}
 }

@@ -201,12 +201,12 @@ func (s *Server) qrAdd(c *fiber.Ctx) error {
 	}
 	nj := engine.NewJudge{Name: strings.TrimSpace(*req.Name), Email: strings.TrimSpace(*req.Email), Notes: req.Notes, Track: track}
 	res, err := s.node.Submit(c.UserContext(), engine.Public, &engine.CreateJudges{
-		Judges: []engine.NewJudge{nj}, Codes: newLoginCodes(1), DuplicateIsConflict: true,
+		Judges: []engine.NewJudge{nj}, Codes: newLoginCodes(1), DuplicateIsConflict: true, Mail: true,
 	})
 	if err != nil {
 		return err
 	}
 	created := res.([]engine.CreatedJudge)
-	s.sendLoginCodes(created)
+	s.mailQueued()
 	return c.JSON(fiber.Map{"ok": 1, "code": created[0].Code})
 }

@@ -546,7 +546,14 @@ func TestWebApp(t *testing.T) {
 			t.Errorf("judge details do not list the flagged project: %q", body)
 		}
 		b.shot(t, ctx, "admin-judge-details")
+		// The judge was added with no_send: "Email login code" in its details queues the
+		// mail, recorded as not sent here (no SMTP), and the row shows it.
+		if body := evalJS[string](t, ctx, `document.querySelector('#dialog-body').textContent`); !strings.Contains(body, "Login code email: –") {
+			t.Errorf("details of a judge without a mail: %q", body)
+		}
+		run(t, ctx, "email login code", chromedp.Click(chromedp.CSS(`#dialog-body button[aria-label^="Email"]`)))
 		run(t, ctx, "close details", chromedp.Click(chromedp.CSS("#dialog-ok")))
+		waitJS(t, ctx, "mail state in the row", `document.querySelector('#judges-table tbody tr').textContent.includes('not sent (no SMTP)')`)
 
 		run(t, ctx, "log tab", chromedp.Click(chromedp.CSS("#tab-log")))
 		waitJS(t, ctx, "log lines", `document.querySelector('#log').textContent.length > 0`)

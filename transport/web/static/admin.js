@@ -403,8 +403,9 @@ const judgeTable = new DataTable($('#judges-table'), {
     { key: 'current', label: 'Current', value: (j) => currentName(j) },
     { key: 'active', label: 'Status', value: (j) => (j.active ? 0 : 1), render: (j) => (j.active ? 'active' : h('span', { class: 'pill hidden-state' }, 'hidden')) },
     { key: 'last', label: 'Last activity', value: (j) => j.last_activity, render: (j) => when(j.last_activity) },
+    { key: 'mail', label: 'Code email', value: (j) => (j.mail ? j.mail.status : ''), render: mailPill },
   ],
-  search: (j) => `${j.name} ${j.email} ${j.code} ${j.track} ${j.notes}`,
+  search: (j) => `${j.name} ${j.email} ${j.code} ${j.track} ${j.notes} ${j.mail ? j.mail.status : ''}`,
   extraSig: () => [groupNames(), A.projects.map((p) => [p.id, p.name, p.location])],
   rowClass: (j) => (j.active ? '' : 'inactive'),
   actions: (j) => [
@@ -416,9 +417,23 @@ const judgeTable = new DataTable($('#judges-table'), {
     { label: 'Hide', run: (ids) => hideItems('judge', ids, true) },
     { label: 'Unhide', run: (ids) => hideItems('judge', ids, false) },
     { label: 'Move to group…', run: (ids) => moveGroup('judge', ids) },
+    { label: 'Email login code', run: (ids) => resendCodes(ids) },
     { label: 'Delete', danger: true, run: (ids) => deleteItems('judge', ids) },
   ],
 });
+
+// The login-code email's state. "unknown": the server sending it stopped before it
+// recorded the outcome, and it is not sent again on its own (the organiser resends).
+const mailLabels = { pending: 'queued', sending: 'sending', sent: 'sent', failed: 'failed', unknown: 'outcome unknown', skipped: 'not sent (no SMTP)' };
+function mailPill(j) {
+  if (!j.mail) return '–';
+  const bad = j.mail.status === 'failed' || j.mail.status === 'unknown';
+  return h('span', { class: bad ? 'pill hidden-state' : 'pill', title: j.mail.reason || when(j.mail.at) }, mailLabels[j.mail.status] || j.mail.status);
+}
+
+async function resendCodes(ids) {
+  if (await run(api('POST', '/api/judge/email', { items: ids }), 'Login code email queued.')) loadJudges();
+}
 
 function currentName(j) {
   if (!j.current) return '';
@@ -448,6 +463,8 @@ async function judgeDetails(j) {
   const body = [
     h('p', {}, `${j.email} · code `, h('span', { class: 'code' }, j.code), j.track ? ` · track ${j.track}` : ''),
     j.notes ? h('p', { class: 'muted' }, `Notes: ${j.notes}`) : null,
+    h('p', {}, 'Login code email: ', mailPill(j), j.mail && j.mail.reason ? h('span', { class: 'muted' }, ` ${j.mail.reason}`) : '', ' ',
+      small('Email login code', () => resendCodes([j.id]), { aria: `Email ${j.name} the login code` })),
     h('h3', {}, 'Ranking'),
     ranked.length ? h('ol', {}, ...ranked.map((s) => h('li', {}, `${s.name} (table ${s.location})`))) : h('p', { class: 'muted' }, 'No ranking submitted.'),
     h('h3', {}, `Judged projects (${seen.length})`),
