@@ -124,7 +124,7 @@ func openCluster(dir string, opts Options) (*Node, error) {
 	if c.logs, err = openRaftLog(filepath.Join(rdir, "log"), opts); err != nil {
 		return nil, err
 	}
-	if c.stable, err = openFileStable(filepath.Join(rdir, "stable.json")); err != nil {
+	if c.stable, err = openFileStable(filepath.Join(rdir, "stable.dat"), filepath.Join(rdir, "stable.json")); err != nil {
 		c.logs.Close()
 		return nil, err
 	}
@@ -152,6 +152,19 @@ func openCluster(dir string, opts Options) (*Node, error) {
 	c.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 		Stream: c.layer, MaxPool: 3, Timeout: 10 * time.Second, Logger: hl,
 	})
+	// A node whose journal cannot be written does not vote for itself (it would step
+	// down at its first append); a probe write tells when the disk is back.
+	c.stable.self = []byte(c.trans.LocalAddr())
+	c.stable.refuseSelfVote = func() bool {
+		if !c.logs.failed.Load() {
+			return false
+		}
+		if c.logs.j.Probe() == nil {
+			c.logs.failed.Store(false)
+			return false
+		}
+		return true
+	}
 	rc := raft.DefaultConfig()
 	rc.LocalID = raft.ServerID(cfg.NodeID)
 	rc.Logger = hl
@@ -438,6 +451,7 @@ func (c *cluster) close() error {
 	close(c.quit)
 	<-c.done
 	_ = c.trans.Close()
+	_ = c.stable.Close()
 	if e := c.logs.Close(); err == nil {
 		err = e
 	}
