@@ -32,8 +32,9 @@ var (
 	prefixRaftMeta  = []byte("r/m/")
 )
 
-// raftChunkSize is the data carried by one chunk value (one small transaction each).
-const raftChunkSize = 1 << 20
+// raftChunkSize is the data carried by one chunk value (one transaction, one fsync,
+// each; stored in Badger's value log).
+const raftChunkSize = 4 << 20
 
 // raftSnapRetain is how many complete raft snapshots are kept.
 const raftSnapRetain = 2
@@ -326,14 +327,19 @@ func (s *badgerSnapshots) reap() {
 	}
 }
 
-// deleteChunks deletes every chunk of a snapshot.
+// deleteChunks deletes every chunk of a snapshot. The chunks live in the value log
+// (values over Badger's 1 MiB threshold), whose space its GC only reclaims for values
+// that a compaction has seen deleted; plain deletes stay in the memtable for a long
+// time, so the value log would only grow. DropPrefix flushes the memtable and compacts
+// the prefix away, which records the dropped values for the GC (reap runs it). It blocks
+// Badger writes while it runs: every write here holds snapMu, as this does.
 func (s *badgerSnapshots) deleteChunks(key uint64) error {
 	s.st.snapMu.Lock()
 	defer s.st.snapMu.Unlock()
 	if err := s.st.writableLocked(0); err != nil {
 		return err
 	}
-	return s.st.deletePrefix(raftChunkPrefix(key), nil)
+	return s.st.db.DropPrefix(raftChunkPrefix(key))
 }
 
 // badgerSink writes a snapshot chunk by chunk; Close writes its metadata.
@@ -434,7 +440,8 @@ type badgerSnapReader struct {
 	s      *badgerSnapshots
 	m      *raftSnapMeta
 	next   int    // next chunk to load
-	cur    []byte // unread part of the loaded chunk
+	buf    []byte // the loaded chunk (reused for the next one)
+	cur    []byte // unread part of buf
 	crc    uint32
 	size   int64
 	err    error
@@ -473,9 +480,10 @@ func (r *badgerSnapReader) load() error {
 		if err != nil {
 			return err
 		}
-		v, err = item.ValueCopy(v)
+		v, err = item.ValueCopy(r.buf[:0])
 		return err
 	})
+	r.buf = v
 	if err == nil && v == nil {
 		err = badger.ErrKeyNotFound // no database (cannot happen once opened)
 	}
