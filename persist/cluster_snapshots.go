@@ -94,6 +94,11 @@ func newBadgerSnapshots(st *Store, retain int, log zerolog.Logger) (*badgerSnaps
 	if err != nil {
 		return nil, err
 	}
+	if len(metas) > 0 { // the room check before the next snapshot counts on its size
+		st.snapMu.Lock()
+		st.lastSize = metas[0].Size
+		st.snapMu.Unlock()
+	}
 	listed := make(map[uint64]bool, len(metas))
 	for _, m := range metas {
 		listed[m.Key] = true
