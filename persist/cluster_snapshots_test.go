@@ -1,15 +1,18 @@
 package persist
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/hashicorp/go-hclog"
@@ -539,5 +542,74 @@ func TestSnapshotSpaceReclaimed(t *testing.T) {
 	got, ptr, found, err := st.loadSnapshot()
 	if err != nil || !found || ptr.Seq != n || !bytes.Equal(got, data) {
 		t.Fatalf("snapshot after the GC: seq %d found %v err %v", ptr.Seq, found, err)
+	}
+}
+
+// A process killed (SIGKILL) in the middle of writing a raft snapshot: at the next open
+// the unfinished snapshot is not listed and its chunks are gone; the complete one
+// before it is intact.
+func TestRaftSnapshotsKilledMidWrite(t *testing.T) {
+	if dir := os.Getenv("PODIUM_TEST_SNAPKILL_DIR"); dir != "" {
+		st, err := OpenStore(dir, zerolog.Nop())
+		if err != nil {
+			panic(err)
+		}
+		s, err := newBadgerSnapshots(st, raftSnapRetain, zerolog.Nop())
+		if err != nil {
+			panic(err)
+		}
+		writeSnap(t, s, 10, 1, snapData(20, raftChunkSize+5))
+		sink, err := s.Create(1, 20, 1, testConf, 3, nil)
+		if err != nil {
+			panic(err)
+		}
+		if _, err := sink.Write(snapData(21, 3*raftChunkSize+5)); err != nil {
+			panic(err)
+		}
+		os.Stdout.WriteString("written\n")
+		time.Sleep(time.Minute) // killed here
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRaftSnapshotsKilledMidWrite$")
+	cmd.Env = append(os.Environ(), "PODIUM_TEST_SNAPKILL_DIR="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if err != nil || line != "written\n" {
+		t.Fatalf("child: %q %v", line, err)
+	}
+	// The chunks written before the kill are there (fsynced), unlisted.
+	raw, err := OpenStore(dir, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countRaftKeys(t, raw, prefixRaftChunk); n != 5 {
+		t.Fatalf("%d chunks after the kill, want 2 + 3 unfinished", n)
+	}
+	raw.Close()
+	st, s := openTestSnapshots(t, dir)
+	defer st.Close()
+	l, err := s.List()
+	if err != nil || len(l) != 1 || l[0].Index != 10 {
+		t.Fatalf("after the kill: %v %v", l, err)
+	}
+	if n := countRaftKeys(t, st, prefixRaftChunk); n != 2 {
+		t.Fatalf("%d chunks after the kill and reopen, want the complete snapshot's 2", n)
+	}
+	if _, got, err := readSnap(s, l[0].ID); err != nil || !bytes.Equal(got, snapData(20, raftChunkSize+5)) {
+		t.Fatalf("complete snapshot after the kill: %v", err)
+	}
+	id := writeSnap(t, s, 30, 1, []byte("after"))
+	if l, _ := s.List(); len(l) != 2 || l[0].ID != id {
+		t.Fatalf("list %v", l)
 	}
 }
