@@ -28,6 +28,9 @@ func judgeCount(n *Node) int {
 // TrailingLogs, then a snapshot) is brought up to date by a snapshot install from the
 // leader's Badger store into its own, and restarts from that snapshot.
 func TestInProcessSnapshotInstall(t *testing.T) {
+	prev := raftChunkSize
+	t.Cleanup(func() { raftChunkSize = prev }) // after the nodes' cleanup (LIFO)
+	raftChunkSize = 1000                       // snapshots of many chunks
 	ms := startInProcessCluster(t, func(o *Options) { o.Cluster.TrailingLogs = 8 })
 	waitUntil(t, 20*time.Second, "all nodes ready", func() bool {
 		return ms[0].n.Ready() && ms[1].n.Ready() && ms[2].n.Ready()
@@ -73,8 +76,8 @@ func TestInProcessSnapshotInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(snaps) == 0 || fmt.Sprint(snaps[0].Index) != leadSnaps {
-		t.Fatalf("follower's snapshots %v, want the leader's at %s", snaps, leadSnaps)
+	if len(snaps) == 0 || fmt.Sprint(snaps[0].Index) != leadSnaps || snaps[0].Size < 5*int64(raftChunkSize) {
+		t.Fatalf("follower's snapshots %v, want the leader's at %s, of several chunks", snaps, leadSnaps)
 	}
 	if _, err := os.Stat(filepath.Join(lag.dir, "raft", "snapshots")); !os.IsNotExist(err) {
 		t.Fatalf("a file snapshot directory was created: %v", err)

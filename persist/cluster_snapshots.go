@@ -33,8 +33,9 @@ var (
 )
 
 // raftChunkSize is the data carried by one chunk value (one transaction, one fsync,
-// each; stored in Badger's value log).
-const raftChunkSize = 4 << 20
+// each; stored in Badger's value log). A variable so tests can make snapshots of many
+// chunks from small states.
+var raftChunkSize = 4 << 20
 
 // raftSnapRetain is how many complete raft snapshots are kept.
 const raftSnapRetain = 2
