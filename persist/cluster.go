@@ -133,21 +133,29 @@ func openCluster(dir string, opts Options) (*Node, error) {
 		hlevel = hclog.Info
 	}
 	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hlevel, Output: c.log})
-	snaps, err := raft.NewFileSnapshotStoreWithLogger(filepath.Join(rdir, "snapshots"), 2, hl)
-	if err != nil {
+	// Raft snapshots live in the node's Badger store (cluster_snapshots.go), like a
+	// single node's snapshots.
+	if n.st, err = openStoreFor(dir, opts.Log); err != nil {
 		c.logs.Close()
-		return nil, fmt.Errorf("raft snapshot store: %w", err)
+		return nil, err
+	}
+	failEarly := func(err error) (*Node, error) {
+		c.logs.Close()
+		n.st.Close()
+		return nil, err
+	}
+	snaps, err := openRaftSnapshots(n.st, filepath.Join(rdir, "snapshots"), hl, c.log)
+	if err != nil {
+		return failEarly(err)
 	}
 	var tlsCfg *tls.Config
 	if cfg.TLSCert != "" {
 		if tlsCfg, err = loadRaftTLS(cfg.TLSCert, cfg.TLSKey, cfg.TLSCA); err != nil {
-			c.logs.Close()
-			return nil, err
+			return failEarly(err)
 		}
 	}
 	if c.layer, err = newAuthLayer(cfg.RaftAddr, cfg.RaftAdvertise, c.secret, tlsCfg, c.log); err != nil {
-		c.logs.Close()
-		return nil, err
+		return failEarly(err)
 	}
 	c.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 		Stream: c.layer, MaxPool: 3, Timeout: 10 * time.Second, Logger: hl,
@@ -180,8 +188,7 @@ func openCluster(dir string, opts Options) (*Node, error) {
 	}
 	fail := func(err error) (*Node, error) {
 		c.trans.Close()
-		c.logs.Close()
-		return nil, err
+		return failEarly(err)
 	}
 	existing, err := raft.HasExistingState(c.logs, c.stable, snaps)
 	if err != nil {
@@ -453,6 +460,9 @@ func (c *cluster) close() error {
 	_ = c.trans.Close()
 	_ = c.stable.Close()
 	if e := c.logs.Close(); err == nil {
+		err = e
+	}
+	if e := c.n.st.Close(); err == nil {
 		err = e
 	}
 	c.client.CloseIdleConnections()

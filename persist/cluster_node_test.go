@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -22,12 +23,35 @@ import (
 // are tested in cmd/podium/cluster_test.go.
 
 type memberUnderTest struct {
-	n   *Node
-	srv *http.Server
-	url string
+	n    *Node
+	cur  atomic.Pointer[Node] // the node the HTTP handlers use (nil while stopped)
+	srv  *http.Server
+	url  string
+	dir  string
+	opts Options
 }
 
-func startInProcessCluster(t *testing.T) []*memberUnderTest {
+// stop closes the member's node (its HTTP server stays, answering 503).
+func (m *memberUnderTest) stop(t *testing.T) {
+	t.Helper()
+	m.cur.Store(nil)
+	if err := m.n.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// start opens the member's node again on its data directory.
+func (m *memberUnderTest) start(t *testing.T) {
+	t.Helper()
+	n, err := Open(m.dir, m.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.n = n
+	m.cur.Store(n)
+}
+
+func startInProcessCluster(t *testing.T, tune ...func(*Options)) []*memberUnderTest {
 	t.Helper()
 	var lns []net.Listener
 	var peers []string
@@ -56,21 +80,34 @@ func startInProcessCluster(t *testing.T) []*memberUnderTest {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := Open(t.TempDir(), Options{Log: zerolog.Nop(), Cluster: cfg, SegmentSize: 1 << 20})
-		if err != nil {
-			t.Fatal(err)
+		m := &memberUnderTest{dir: t.TempDir(), url: "http://" + lns[i].Addr().String(),
+			opts: Options{Log: zerolog.Nop(), Cluster: cfg, SegmentSize: 1 << 20}}
+		for _, fn := range tune {
+			fn(&m.opts)
 		}
+		m.start(t)
 		mux := http.NewServeMux()
 		mux.HandleFunc("POST "+ForwardPath, func(w http.ResponseWriter, r *http.Request) {
+			n := m.cur.Load()
+			if n == nil {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
 			body, _ := io.ReadAll(r.Body)
 			code, resp := n.HandleForward(r.Header.Get(ForwardAuthHeader), body)
 			w.WriteHeader(code)
 			_, _ = w.Write(resp)
 		})
-		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(`{"ok":1}`)) })
-		srv := &http.Server{Handler: mux}
-		go func() { _ = srv.Serve(lns[i]) }()
-		out = append(out, &memberUnderTest{n: n, srv: srv, url: "http://" + lns[i].Addr().String()})
+		mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+			if m.cur.Load() == nil {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			_, _ = w.Write([]byte(`{"ok":1}`))
+		})
+		m.srv = &http.Server{Handler: mux}
+		go func() { _ = m.srv.Serve(lns[i]) }()
+		out = append(out, m)
 	}
 	t.Cleanup(func() {
 		for _, m := range out {

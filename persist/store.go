@@ -393,8 +393,11 @@ func (st *Store) WriteSnapshotFrom(encode func(io.Writer) error, seq uint64, sav
 		return 0, fmt.Errorf("write snapshot pointer: %w", err)
 	}
 	// Clean up what the new snapshot makes unnecessary. Failures here only waste space.
+	// DropPrefix, not deletes: the chunks are in the value log, whose GC only reclaims
+	// values a compaction has seen deleted, and deletes of these few keys stay in the
+	// memtable; the value log grew by every snapshot (cluster_snapshots.go does the same).
 	if hasOld {
-		_ = st.deletePrefix(snapPrefix(old.ID), nil)
+		_ = st.db.DropPrefix(snapPrefix(old.ID))
 	}
 	st.trimJournal(seq)
 	st.lastSize = int64(cw.size)

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"podium/persist"
 )
 
 // A three-node cluster of real processes on loopback (SPEC §8a guarantees).
@@ -470,9 +472,26 @@ func TestCluster(t *testing.T) {
 		took := c.waitConverged(all, 20*time.Second)
 		t.Logf("re-added %s with an empty data dir caught up in %s", f.id, took.Round(time.Millisecond))
 		checkAcked(t, f, l)
-		if snaps, _ := os.ReadDir(filepath.Join(f.dir, "raft", "snapshots")); len(snaps) == 0 {
+		// The installed snapshot is in the node's Badger store (read once it has
+		// stopped), and the node restarts from it with its data.
+		if err := f.p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.p.cmd.Wait(); err != nil {
+			t.Fatalf("%s exited with %v after SIGTERM", f.id, err)
+		}
+		snaps, err := persist.RaftSnapshots(f.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(snaps) == 0 {
 			t.Fatal("the re-added node caught up without a snapshot install")
 		}
+		if _, err := os.Stat(filepath.Join(f.dir, "raft", "snapshots")); !os.IsNotExist(err) {
+			t.Fatalf("raft's file snapshot directory exists (%v): snapshots belong in Badger", err)
+		}
+		c.start(f)
+		c.waitConverged(all, 20*time.Second)
 		st, _ := status(f)
 		if len(st.Nodes) != 3 {
 			t.Fatalf("%s sees %d nodes", f.id, len(st.Nodes))
