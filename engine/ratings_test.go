@@ -76,7 +76,7 @@ func TestFitGradientAndHessian(t *testing.T) {
 		f.rel[j] = 0.5 + rnd.Float64()
 	}
 	f.pairs()
-	f.gradient()
+	f.gradient(false)
 	const h = 1e-5
 	grad := append([]float64(nil), f.grad...)
 	diag := append([]float64(nil), f.diag...)
@@ -104,7 +104,7 @@ func TestFitGradientAndHessian(t *testing.T) {
 	for i := range f.theta {
 		f.theta[i] += h * v[i]
 	}
-	f.gradient()
+	f.gradient(false)
 	for i := range f.theta {
 		if num := -(f.grad[i] - grad[i]) / h; math.Abs(num-hv[i]) > 1e-3 {
 			t.Fatalf("H·v %d: %v, numeric %v", i, hv[i], num)
