@@ -207,6 +207,8 @@ type fitter struct {
 	maxLen int
 	// scratch
 	vLoc, oLoc, dLoc, sLoc  []float64
+	rowB                    []int32
+	rowD, rowP, rowQ        []float64
 	cgX, cgR, cgZ, cgP, cgQ []float64
 }
 
@@ -249,6 +251,8 @@ func (f *fitter) pairs() {
 	f.oLoc = make([]float64, f.maxLen)
 	f.dLoc = make([]float64, f.maxLen)
 	f.sLoc = make([]float64, f.maxLen)
+	f.rowB = make([]int32, f.maxLen)
+	f.rowD, f.rowP, f.rowQ = make([]float64, f.maxLen), make([]float64, f.maxLen), make([]float64, f.maxLen)
 	f.cgX, f.cgR, f.cgZ = make([]float64, f.n), make([]float64, f.n), make([]float64, f.n)
 	f.cgP, f.cgQ = make([]float64, f.n), make([]float64, f.n)
 }
@@ -297,6 +301,60 @@ func sigmoid(x float64) float64 {
 	return p
 }
 
+// row lists the pairs {a, b} of the current judge's list (gathered in vLoc and sLoc)
+// with b > a, in enumeration order: their b in rowB and θ_a − θ_b in rowD. It returns
+// how many.
+func (f *fitter) row(a, n, nr int) int {
+	tl, sl := f.vLoc[:n], f.sLoc[:n]
+	ta, m := tl[a], 0
+	if a < nr { // ranked: every later project
+		for b := a + 1; b < n; b++ {
+			f.rowB[m], f.rowD[m] = int32(b), ta-tl[b]
+			m++
+		}
+		return m
+	}
+	for b := a + 1; b < n; b++ { // unranked: only across a star
+		if sl[b] != sl[a] {
+			f.rowB[m], f.rowD[m] = int32(b), ta-tl[b]
+			m++
+		}
+	}
+	return m
+}
+
+// logistic sets p[i] = σ(r·d[i]) and q[i] = 1 − σ(r·d[i]), each to full relative
+// precision (r·d is clamped to ±40, where 1 − σ is below 5e-18); it is sigmoid2 with
+// fastExp written out, for the inner loops.
+func logistic(r float64, d, p, q []float64) {
+	const (
+		inv   = 64 / math.Ln2
+		ln2hi = 6.93147180369123816490e-01 / 64
+		ln2lo = 1.90821492927058770002e-10 / 64
+		shift = 0x1.8p52
+	)
+	q = q[:len(d)]
+	p = p[:len(d)]
+	for i, di := range d {
+		x := -r * di
+		if x > 40 {
+			x = 40
+		}
+		if x < -40 {
+			x = -40
+		}
+		kf := x*inv + shift
+		k := int32(math.Float64bits(kf))
+		kf -= shift
+		t := x - kf*ln2hi - kf*ln2lo
+		pt := 1 + t*(1+t*(1.0/2+t*(1.0/6+t*(1.0/24+t*(1.0/120+t*(1.0/720))))))
+		e := math.Float64frombits(math.Float64bits(expTable[k&63])+uint64(int64(k>>6))<<52) * pt
+		pi := 1 / (1 + e)
+		p[i] = pi
+		q[i] = e * pi
+	}
+}
+
 // gradient fills grad and diag (in θ), gRel and hRel (in each reliability) and the
 // pairs' Hessian weights, all at the current point, in one pass over the pairs. With
 // rel, it first takes one Newton step on each judge's reliability (θ fixed), and the
@@ -328,18 +386,17 @@ func (f *fitter) gradient(rel bool) float64 {
 			r := f.rel[j]
 			gr, hr := -(r-1)*relPrec, relPrec
 			for a := 0; a < n; a++ {
-				ta, sa, rk := tl[a], sl[a], 0.0
+				m := f.row(a, n, nr)
+				bs, dr, pr, qr := f.rowB[:m], f.rowD[:m], f.rowP[:m], f.rowQ[:m]
+				logistic(r, dr, pr, qr)
+				sa, rk := sl[a], 0.0
 				if a < nr {
 					rk = 1
 				}
-				for b := a + 1; b < n; b++ {
+				for i, b := range bs {
 					sb := sl[b]
-					if sa == sb && rk == 0 {
-						continue
-					}
 					wab, wba := rk*wt+sw*sa*(1-sb), sw*sb*(1-sa)
-					d := ta - tl[b]
-					p, q := sigmoid2(r * d)
+					d, p, q := dr[i], pr[i], qr[i]
 					gr += d * (wab*q - wba*p)
 					hr += d * d * (wab + wba) * p * q
 				}
@@ -357,20 +414,19 @@ func (f *fitter) gradient(rel bool) float64 {
 			ul[a] = 0
 		}
 		for a := 0; a < n; a++ {
-			ta, sa, rk := tl[a], sl[a], 0.0
+			m := f.row(a, n, nr)
+			bs, dr, pr, qr := f.rowB[:m], f.rowD[:m], f.rowP[:m], f.rowQ[:m]
+			logistic(r, dr, pr, qr)
+			sa, rk := sl[a], 0.0
 			if a < nr {
 				rk = 1
 			}
 			ga, ha, ma := 0.0, 0.0, 0.0
-			for b := a + 1; b < n; b++ {
+			for i, b := range bs {
 				sb := sl[b]
-				if sa == sb && rk == 0 {
-					continue
-				}
 				// a beats b with weight wab, b beats a with weight wba
 				wab, wba := rk*wt+sw*sa*(1-sb), sw*sb*(1-sa)
-				d := ta - tl[b]
-				p, q := sigmoid2(r * d)
+				d, p, q := dr[i], pr[i], qr[i]
 				e := wab*q - wba*p // the log-likelihood's slope in r·d
 				w := (wab + wba) * p * q
 				g := r * e
@@ -379,14 +435,14 @@ func (f *fitter) gradient(rel bool) float64 {
 				h := r * r * w
 				ha += h
 				hl[b] += h
-				c[k] = float32(h)
-				k++
 				gr += d * e
 				hr += d * d * w
-				m := r*d*w - e
-				ma += m
-				ul[b] -= m
+				mm := r*d*w - e
+				ma += mm
+				ul[b] -= mm
+				c[k+i] = float32(h)
 			}
+			k += m
 			gl[a] += ga
 			hl[a] += ha
 			ul[a] += ma
