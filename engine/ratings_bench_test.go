@@ -110,8 +110,8 @@ func BenchmarkFitRatingsWarm10kProjects5kJudges20Seen(b *testing.B) {
 // (which are random, so the fit chases noise and never settles): projects of true
 // quality q ~ N(0, 1), judges who each walk perJudge tables (every 7th, from a random
 // one), perceive q plus their own noise (sd 1.1·U(0.5, 1.5); one in ten careless, sd 4)
-// and rank all they saw by it, starring what they perceived above 1.
-func signalRatingInput(nProjects, nJudges, perJudge int, seed uint64) *RatingInput {
+// and rank all they saw by it, starring what they perceived above 1. It also returns q.
+func signalRatingInput(nProjects, nJudges, perJudge int, seed uint64) (*RatingInput, []float64) {
 	rnd := NewRand(seed)
 	in := &RatingInput{FocusTop: DefaultFocusTop, Off: []int32{0}}
 	q := make([]float64, nProjects)
@@ -145,19 +145,20 @@ func signalRatingInput(nProjects, nJudges, perJudge int, seed uint64) *RatingInp
 		in.NRanked = append(in.NRanked, int32(len(seen)))
 		in.Off = append(in.Off, int32(len(in.Seq)))
 	}
-	return in
+	return in, q
 }
 
 // BenchmarkFitRatingsSignal10kProjects5kJudges20Seen: a cold fit of lists that follow a
 // true quality (signalRatingInput).
 func BenchmarkFitRatingsSignal10kProjects5kJudges20Seen(b *testing.B) {
-	benchFit(b, signalRatingInput(10000, 5000, 20, 5))
+	in, _ := signalRatingInput(10000, 5000, 20, 5)
+	benchFit(b, in)
 }
 
 // BenchmarkFitRatingsSignalWarm10kProjects5kJudges20Seen: the same, refitted from the
 // last ratings after 50 more judges' lists.
 func BenchmarkFitRatingsSignalWarm10kProjects5kJudges20Seen(b *testing.B) {
-	all := signalRatingInput(10000, 5050, 20, 5)
+	all, _ := signalRatingInput(10000, 5050, 20, 5)
 	before := *all
 	nj := 5000
 	before.Judges, before.PrevRel, before.NRanked = all.Judges[:nj], all.PrevRel[:nj], all.NRanked[:nj]
