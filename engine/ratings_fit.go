@@ -10,11 +10,13 @@ package engine
 // with priors θ ~ N(0, ratingPriorSD²) and r_j ~ N(1, relPriorSD²). One ranking of n
 // projects is one noisy look at each of them, not n(n−1)/2 independent comparisons, so
 // a judge's pairs are weighted by pairWeight/(n−1): every project gets about the same
-// evidence from one judge whatever the list's length. The fit alternates Newton steps
-// on θ (the sparse Hessian solved by preconditioned conjugate gradients, never formed)
-// with one Newton step per judge on r_j. rating_sd comes from the Hessian's diagonal
-// (Laplace), p_top from a normal approximation: each project is in the top K with
-// probability Φ((θ_i − t)/sd_i), with the threshold t chosen so that these sum to K.
+// evidence from one judge whatever the list's length. The outcomes are never listed:
+// each pass walks every judge's list, one sigmoid per pair. Far from the optimum the fit
+// alternates one Newton step per judge on r_j with a Newton step on θ (the sparse
+// Hessian solved by preconditioned conjugate gradients, never formed); near it, it
+// takes Newton steps in θ and r together (see run). rating_sd comes from the Hessian's
+// diagonal (Laplace), p_top from a normal approximation: each project is in the top K
+// with probability Φ((θ_i − t)/sd_i), with the threshold t chosen so that these sum to K.
 // Everything runs in a fixed order, so the same input gives the same bits.
 
 import (
@@ -200,9 +202,9 @@ type fitter struct {
 	invD  []float64
 	diagS []float64 // the diagonal of the Schur complement (the CG preconditioner)
 	// The outcomes are never listed: a judge's pairs are enumerated from its list (see
-	// forPairs). curv holds each pair's Hessian weight at the last gradient(), judge j's
+	// pairs). curv holds each pair's Hessian weight at the last gradient(), judge j's
 	// from cOff[j], in that enumeration order.
-	cOff   []int32
+	cOff   []int
 	curv   []float32
 	maxLen int
 	// scratch
@@ -221,10 +223,10 @@ type fitter struct {
 // pairs sizes the pairs' storage.
 func (f *fitter) pairs() {
 	in := f.in
-	f.cOff = make([]int32, len(in.Judges)+1)
+	f.cOff = make([]int, len(in.Judges)+1)
 	total := 0
 	for j := range in.Judges {
-		f.cOff[j] = int32(total)
+		f.cOff[j] = total
 		lo, hi := in.Off[j], in.Off[j+1]
 		n, nr := int(hi-lo), int(in.NRanked[j])
 		f.maxLen = max(f.maxLen, n)
@@ -238,7 +240,7 @@ func (f *fitter) pairs() {
 		}
 		total += k * (len(star) - k)
 	}
-	f.cOff[len(in.Judges)] = int32(total)
+	f.cOff[len(in.Judges)] = total
 	f.curv = make([]float32, total)
 	f.grad = make([]float64, f.n)
 	f.diag = make([]float64, f.n)
