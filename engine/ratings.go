@@ -151,6 +151,7 @@ type RatingInput struct {
 	FocusTop int
 	Projects []ID      // active projects, in table order
 	Prev     []float64 // their last ratings (a warm start)
+	PrevPTop []float64 // their last p_top
 	Judges   []ID      // active general judges with at least two judged active projects
 	PrevRel  []float64 // their last reliabilities (0 = none)
 	// Per judge i, Seq[Off[i]:Off[i+1]] are its judged projects as indices into
@@ -174,6 +175,7 @@ func (s *State) RatingInput() *RatingInput {
 		idx[p.ID] = int32(len(in.Projects))
 		in.Projects = append(in.Projects, p.ID)
 		in.Prev = append(in.Prev, p.Ratings.Rating)
+		in.PrevPTop = append(in.PrevPTop, p.Ratings.PTop)
 	}
 	for _, id := range s.JudgeOrder {
 		j, ok := s.Judges[id]
@@ -215,6 +217,28 @@ func (s *State) RatingInput() *RatingInput {
 		in.Off = append(in.Off, int32(len(in.Seq)))
 	}
 	return in
+}
+
+// Changes says whether storing fit (a fit of in) would change the stored ratings by
+// more than the fit's own precision: some rating, p_top or reliability moves by over
+// 1e-3 (a project or judge never fitted always does). The background fitter asks it
+// after a start, when it cannot know whether the journaled ratings saw every change.
+func (in *RatingInput) Changes(fit *SetRatings) bool {
+	const eps = 1e-3
+	if len(fit.Rating) != len(in.Prev) || len(fit.Reliability) != len(in.PrevRel) || len(in.PrevPTop) != len(in.Prev) {
+		return true
+	}
+	for i, r := range fit.Rating {
+		if math.Abs(r-in.Prev[i]) > eps || math.Abs(fit.PTop[i]-in.PrevPTop[i]) > eps {
+			return true
+		}
+	}
+	for i, r := range fit.Reliability {
+		if math.Abs(r-in.PrevRel[i]) > eps {
+			return true
+		}
+	}
+	return false
 }
 
 // ResultEntry is one project in GET /api/admin/results.

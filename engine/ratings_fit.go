@@ -10,11 +10,13 @@ package engine
 // with priors θ ~ N(0, ratingPriorSD²) and r_j ~ N(1, relPriorSD²). One ranking of n
 // projects is one noisy look at each of them, not n(n−1)/2 independent comparisons, so
 // a judge's pairs are weighted by pairWeight/(n−1): every project gets about the same
-// evidence from one judge whatever the list's length. The fit alternates Newton steps
-// on θ (the sparse Hessian solved by preconditioned conjugate gradients, never formed)
-// with one Newton step per judge on r_j. rating_sd comes from the Hessian's diagonal
-// (Laplace), p_top from a normal approximation: each project is in the top K with
-// probability Φ((θ_i − t)/sd_i), with the threshold t chosen so that these sum to K.
+// evidence from one judge whatever the list's length. The outcomes are never listed:
+// each pass walks every judge's list, one sigmoid per pair. Far from the optimum the fit
+// alternates one Newton step per judge on r_j with a Newton step on θ (the sparse
+// Hessian solved by preconditioned conjugate gradients, never formed); near it, it
+// takes Newton steps in θ and r together (see run). rating_sd comes from the Hessian's
+// diagonal (Laplace), p_top from a normal approximation: each project is in the top K
+// with probability Φ((θ_i − t)/sd_i), with the threshold t chosen so that these sum to K.
 // Everything runs in a fixed order, so the same input gives the same bits.
 
 import (
@@ -28,19 +30,37 @@ const (
 	pairWeight    = 2.0  // evidence of one ranking per project
 	starWeight    = 0.25 // a star's weight relative to a ranked pair
 	minRel        = 0.05
-	// maxCG bounds the conjugate-gradient steps of one Newton step (an inexact Newton
-	// step is enough: the next one corrects it).
-	maxCG  = 20
-	maxRel = 4.0
+	maxRel        = 4.0
+	// maxCG and cgTol bound the conjugate-gradient steps of one Newton step (an
+	// inexact Newton step is enough: the next one corrects it).
+	maxCG = 20
+	cgTol = 0.1
+	// The fit stops once no rating or reliability moves by fitStop, or after coldIters
+	// (warmIters from the last ratings) iterations; see run.
+	fitStop    = 1e-3
+	newtonFrom = 0.3
+	coldIters  = 10
+	warmIters  = 6
 )
 
 // FitRatings fits the ratings of in. It only reads in and is safe to run outside the
 // writer; the result is the command that stores it.
 func FitRatings(in *RatingInput) *SetRatings {
+	f, warm := newFitter(in)
+	iters := coldIters
+	if warm {
+		iters = warmIters
+	}
+	f.run(iters)
+	return f.result()
+}
+
+// newFitter sets up a fit of in from its last ratings (warm), or else from the judges'
+// average places.
+func newFitter(in *RatingInput) (f *fitter, warm bool) {
 	n := len(in.Projects)
-	f := &fitter{in: in, n: n}
+	f = &fitter{in: in, n: n}
 	f.theta = make([]float64, n)
-	warm := false
 	for i := range f.theta {
 		if i < len(in.Prev) && in.Prev[i] != 0 {
 			f.theta[i], warm = in.Prev[i], true
@@ -50,25 +70,22 @@ func FitRatings(in *RatingInput) *SetRatings {
 	for i := range f.rel {
 		f.rel[i] = 1
 		if in.PrevRel[i] > 0 {
-			f.rel[i] = in.PrevRel[i]
+			// The stored reliabilities are relative to the median judge: the first
+			// iteration's own step per judge puts them back on the fit's scale.
+			f.rel[i] = math.Min(maxRel, math.Max(minRel, in.PrevRel[i]))
 		}
 	}
 	if !warm {
 		f.borda() // a cold start: begin from the average place in the judges' lists
 	}
 	f.pairs()
-	outer := 10
-	if warm {
-		outer = 6
-	}
-	for it := 0; it < outer; it++ {
-		step := f.newtonTheta()
-		f.updateRel()
-		if step < 1e-3 {
-			break
-		}
-	}
-	f.gradient() // the Hessian's diagonal at the final point
+	return f, warm
+}
+
+// result is the command that stores the fit's current point.
+func (f *fitter) result() *SetRatings {
+	in, n := f.in, f.n
+	f.gradient(false) // the Hessian's diagonal at the final point
 	out := &SetRatings{
 		Version: in.Version, Projects: append([]ID{}, in.Projects...),
 		Rating: f.theta, SD: make([]float64, n),
@@ -98,6 +115,45 @@ func FitRatings(in *RatingInput) *SetRatings {
 		out.Reliability[i] = round6(out.Reliability[i])
 	}
 	return out
+}
+
+// run iterates until no rating or reliability moves by fitStop, at most iters times.
+// Far from the optimum an iteration is a block step (each judge's reliability with θ
+// fixed, then a Newton step in θ): the model is not concave in θ and the reliabilities
+// together, and this is the robust way down. Once both steps are below newtonFrom it
+// is a Newton step in both together, which converges quadratically (the block steps
+// only halve the error each time: the ratings' spread and the reliabilities trade off);
+// a joint step that is not a descent-like step (the Hessian not positive definite, or
+// a step more than twice the last) is undone and replaced by a block step. It returns
+// the number of iterations.
+func (f *fitter) run(iters int) int {
+	lastSt, lastSr := math.Inf(1), math.Inf(1)
+	saveT, saveR := make([]float64, f.n), make([]float64, len(f.rel))
+	for it := 0; it < iters; it++ {
+		var st, sr float64
+		joint := false
+		if lastSt < newtonFrom && lastSr < newtonFrom {
+			copy(saveT, f.theta)
+			copy(saveR, f.rel)
+			f.gradient(false)
+			var ok bool
+			st, sr, ok = f.newtonJoint(cgTol)
+			joint = ok && st <= 2*lastSt && sr <= 2*lastSr
+			if !joint {
+				copy(f.theta, saveT)
+				copy(f.rel, saveR)
+			}
+		}
+		if !joint {
+			sr = f.gradient(true)
+			st = f.newtonTheta(cgTol)
+		}
+		lastSt, lastSr = st, sr
+		if st < fitStop && sr < fitStop {
+			return it + 1
+		}
+	}
+	return iters
 }
 
 // borda sets θ to each project's average place in the lists it is in: +1 for first,
@@ -134,181 +190,73 @@ type fitter struct {
 	n     int
 	theta []float64
 	rel   []float64
-	grad  []float64
-	diag  []float64
-	// The outcomes, judge by judge (judge j's are pOff[j]:pOff[j+1]): winner, loser,
-	// weight, and at the current point the Hessian weight.
-	pOff       []int32
-	pw, pl     []int32
-	pwt, pcurv []float32
+	grad  []float64 // of the log posterior in θ
+	diag  []float64 // of the negative Hessian in θ
+	// Per judge, at the point of the last gradient(): the log posterior's first and
+	// (negated) second derivative in its reliability.
+	gRel, hRel []float64
+	// cross[k] (aligned with in.Seq) is the negative Hessian's entry for θ of the
+	// judge's k-th project and the judge's reliability; invD[j] is 1/hRel[j], or 0 for a
+	// judge held at a bound of its reliability.
+	cross []float64
+	invD  []float64
+	diagS []float64 // the diagonal of the Schur complement (the CG preconditioner)
+	// The outcomes are never listed: a judge's pairs are enumerated from its list (see
+	// pairs). curv holds each pair's Hessian weight at the last gradient(), judge j's
+	// from cOff[j], in that enumeration order.
+	cOff   []int
+	curv   []float32
+	maxLen int
+	// scratch
+	vLoc, oLoc, dLoc, sLoc  []float64
+	rowB                    []int32
+	rowD, rowP, rowQ        []float64
+	cgX, cgR, cgZ, cgP, cgQ []float64
 }
 
-// pairs lists every outcome of every judge in a fixed order: a ranked project beats
-// every project after it in the judge's list (ranked below it, or unranked); a starred
-// project beats each unstarred one (weight starWeight).
+// A judge's outcomes, one per unordered pair {a, b} of positions in its list (a < b):
+// when a is ranked, a beats b with the weight wt = pairWeight/(n−1); when exactly one of
+// the two is starred, it beats the other with the weight wt·starWeight. Pairs of two
+// unranked projects without a star between them carry nothing and are left out. The
+// enumeration order: a ascending, then b ascending.
+
+// pairs sizes the pairs' storage.
 func (f *fitter) pairs() {
 	in := f.in
+	f.cOff = make([]int, len(in.Judges)+1)
 	total := 0
 	for j := range in.Judges {
-		n, nr := int(in.Off[j+1]-in.Off[j]), int(in.NRanked[j])
+		f.cOff[j] = total
+		lo, hi := in.Off[j], in.Off[j+1]
+		n, nr := int(hi-lo), int(in.NRanked[j])
+		f.maxLen = max(f.maxLen, n)
 		total += nr*(n-nr) + nr*(nr-1)/2
+		star := in.Star[lo+int32(nr) : hi]
 		k := 0
-		for p := in.Off[j]; p < in.Off[j+1]; p++ {
-			if in.Star[p] {
+		for _, st := range star {
+			if st {
 				k++
 			}
 		}
-		total += k * (n - k)
+		total += k * (len(star) - k)
 	}
-	f.pOff = make([]int32, 0, len(in.Judges)+1)
-	f.pw, f.pl = make([]int32, 0, total), make([]int32, 0, total)
-	f.pwt, f.pcurv = make([]float32, 0, total), make([]float32, total)
-	f.pOff = append(f.pOff, 0)
-	for j := range in.Judges {
-		seq := in.Seq[in.Off[j]:in.Off[j+1]]
-		star := in.Star[in.Off[j]:in.Off[j+1]]
-		nr := int(in.NRanked[j])
-		wt := float32(pairWeight / float64(len(seq)-1))
-		for a := 0; a < nr; a++ {
-			for b := a + 1; b < len(seq); b++ {
-				f.pw, f.pl, f.pwt = append(f.pw, seq[a]), append(f.pl, seq[b]), append(f.pwt, wt)
-			}
-		}
-		sw := wt * starWeight
-		for a := range seq {
-			if !star[a] {
-				continue
-			}
-			for b := range seq {
-				if !star[b] {
-					f.pw, f.pl, f.pwt = append(f.pw, seq[a]), append(f.pl, seq[b]), append(f.pwt, sw)
-				}
-			}
-		}
-		f.pOff = append(f.pOff, int32(len(f.pw)))
-	}
+	f.cOff[len(in.Judges)] = total
+	f.curv = make([]float32, total)
 	f.grad = make([]float64, f.n)
 	f.diag = make([]float64, f.n)
-}
-
-func sigmoid(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	e := math.Exp(x)
-	return e / (1 + e)
-}
-
-// gradient fills grad (of the log posterior), diag (of the negative Hessian) and the
-// pairs' Hessian weights at the current point.
-func (f *fitter) gradient() {
-	prec := 1 / (ratingPriorSD * ratingPriorSD)
-	for i := range f.grad {
-		f.grad[i] = -f.theta[i] * prec
-		f.diag[i] = prec
-	}
-	th, grad, diag := f.theta, f.grad, f.diag
-	for j := range f.in.Judges {
-		r := f.rel[j]
-		lo, hi := f.pOff[j], f.pOff[j+1]
-		pw, pl, pwt, pc := f.pw[lo:hi], f.pl[lo:hi], f.pwt[lo:hi], f.pcurv[lo:hi]
-		for k := range pw {
-			w, l, wt := pw[k], pl[k], float64(pwt[k])
-			p := sigmoid(r * (th[w] - th[l]))
-			g := wt * r * (1 - p)
-			grad[w] += g
-			grad[l] -= g
-			h := wt * r * r * p * (1 - p)
-			diag[w] += h
-			diag[l] += h
-			pc[k] = float32(h)
-		}
-	}
-}
-
-// hessMul sets out = H·v (H the negative Hessian of the log posterior in θ).
-func (f *fitter) hessMul(v, out []float64) {
-	prec := 1 / (ratingPriorSD * ratingPriorSD)
-	for i := range out {
-		out[i] = v[i] * prec
-	}
-	pw, pl, pc := f.pw, f.pl, f.pcurv[:len(f.pw)]
-	for k := range pw {
-		w, l := pw[k], pl[k]
-		d := float64(pc[k]) * (v[w] - v[l])
-		out[w] += d
-		out[l] -= d
-	}
-}
-
-// newtonTheta takes one Newton step in θ and returns its largest component.
-func (f *fitter) newtonTheta() float64 {
-	f.gradient()
-	n := f.n
-	x := make([]float64, n)
-	r := append([]float64(nil), f.grad...)
-	z := make([]float64, n)
-	for i := range z {
-		z[i] = r[i] / f.diag[i]
-	}
-	p := append([]float64(nil), z...)
-	q := make([]float64, n)
-	rz := dot(r, z)
-	norm0 := math.Sqrt(dot(r, r))
-	for it := 0; it < maxCG && rz > 0; it++ {
-		f.hessMul(p, q)
-		alpha := rz / dot(p, q)
-		for i := range x {
-			x[i] += alpha * p[i]
-			r[i] -= alpha * q[i]
-		}
-		if math.Sqrt(dot(r, r)) < 1e-3*norm0+1e-12 {
-			break
-		}
-		for i := range z {
-			z[i] = r[i] / f.diag[i]
-		}
-		rz2 := dot(r, z)
-		beta := rz2 / rz
-		rz = rz2
-		for i := range p {
-			p[i] = z[i] + beta*p[i]
-		}
-	}
-	step := 0.0
-	for i := range x {
-		f.theta[i] += x[i]
-		step = math.Max(step, math.Abs(x[i]))
-	}
-	return step
-}
-
-// updateRel takes one Newton step per judge on its reliability.
-func (f *fitter) updateRel() {
-	prec := 1 / (relPriorSD * relPriorSD)
-	th := f.theta
-	for j := range f.in.Judges {
-		r := f.rel[j]
-		g, h := -(r-1)*prec, prec
-		lo, hi := f.pOff[j], f.pOff[j+1]
-		pw, pl, pwt := f.pw[lo:hi], f.pl[lo:hi], f.pwt[lo:hi]
-		for k := range pw {
-			d := th[pw[k]] - th[pl[k]]
-			p := sigmoid(r * d)
-			wt := float64(pwt[k])
-			g += wt * d * (1 - p)
-			h += wt * d * d * p * (1 - p)
-		}
-		f.rel[j] = math.Min(maxRel, math.Max(minRel, r+g/h))
-	}
-}
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
+	f.gRel = make([]float64, len(in.Judges))
+	f.hRel = make([]float64, len(in.Judges))
+	f.cross = make([]float64, len(in.Seq))
+	f.invD = make([]float64, len(in.Judges))
+	f.diagS = make([]float64, f.n)
+	f.vLoc = make([]float64, f.maxLen)
+	f.oLoc = make([]float64, f.maxLen)
+	f.dLoc = make([]float64, f.maxLen)
+	f.sLoc = make([]float64, f.maxLen)
+	f.rowB = make([]int32, f.maxLen)
+	f.rowD, f.rowP, f.rowQ = make([]float64, f.maxLen), make([]float64, f.maxLen), make([]float64, f.maxLen)
+	f.cgX, f.cgR, f.cgZ = make([]float64, f.n), make([]float64, f.n), make([]float64, f.n)
+	f.cgP, f.cgQ = make([]float64, f.n), make([]float64, f.n)
 }
 
 func median(v []float64) float64 {

@@ -1,0 +1,401 @@
+package engine
+
+// The ratings fit's numeric kernels (ratings_fit.go drives them): the pass over every
+// judge's pairs that gives the gradient and curvature, the Hessian-vector product, and
+// the Newton steps (in θ alone, and in θ and the reliabilities together).
+
+import "math"
+
+// expTable holds 2^(i/64).
+var expTable = func() (t [64]float64) {
+	for i := range t {
+		t[i] = math.Exp2(float64(i) / 64)
+	}
+	return t
+}()
+
+// fastExp returns e^x for |x| ≤ 60 within a few ulps (2^(k/64) from a table times a
+// polynomial on |r| ≤ ln 2/128): about twice as fast as math.Exp, and as deterministic.
+func fastExp(x float64) float64 {
+	const (
+		inv   = 64 / math.Ln2
+		ln2hi = 6.93147180369123816490e-01 / 64
+		ln2lo = 1.90821492927058770002e-10 / 64
+		shift = 0x1.8p52 // adding it rounds to an integer held in the low bits
+	)
+	kf := x*inv + shift
+	k := int32(math.Float64bits(kf))
+	kf -= shift
+	r := x - kf*ln2hi - kf*ln2lo
+	pr := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720))))))
+	return math.Float64frombits(math.Float64bits(expTable[k&63])+uint64(int64(k>>6))<<52) * pr
+}
+
+// sigmoid2 returns σ(x) and 1 − σ(x), each to full relative precision (x is clamped to
+// ±40, where 1 − σ is below 5e-18).
+func sigmoid2(x float64) (p, q float64) {
+	if x > 40 {
+		x = 40
+	}
+	if x < -40 {
+		x = -40
+	}
+	e := fastExp(-x)
+	p = 1 / (1 + e)
+	return p, e * p
+}
+
+func sigmoid(x float64) float64 {
+	p, _ := sigmoid2(x)
+	return p
+}
+
+// row lists the pairs {a, b} of the current judge's list (gathered in vLoc and sLoc)
+// with b > a, in enumeration order: their b in rowB and θ_a − θ_b in rowD. It returns
+// how many.
+func (f *fitter) row(a, n, nr int) int {
+	tl, sl := f.vLoc[:n], f.sLoc[:n]
+	ta, m := tl[a], 0
+	if a < nr { // ranked: every later project
+		for b := a + 1; b < n; b++ {
+			f.rowB[m], f.rowD[m] = int32(b), ta-tl[b]
+			m++
+		}
+		return m
+	}
+	for b := a + 1; b < n; b++ { // unranked: only across a star
+		if sl[b] != sl[a] {
+			f.rowB[m], f.rowD[m] = int32(b), ta-tl[b]
+			m++
+		}
+	}
+	return m
+}
+
+// logistic sets p[i] = σ(r·d[i]) and q[i] = 1 − σ(r·d[i]), each to full relative
+// precision (r·d is clamped to ±40, where 1 − σ is below 5e-18); it is sigmoid2 with
+// fastExp written out, for the inner loops.
+func logistic(r float64, d, p, q []float64) {
+	const (
+		inv   = 64 / math.Ln2
+		ln2hi = 6.93147180369123816490e-01 / 64
+		ln2lo = 1.90821492927058770002e-10 / 64
+		shift = 0x1.8p52
+	)
+	q = q[:len(d)]
+	p = p[:len(d)]
+	for i, di := range d {
+		x := -r * di
+		if x > 40 {
+			x = 40
+		}
+		if x < -40 {
+			x = -40
+		}
+		kf := x*inv + shift
+		k := int32(math.Float64bits(kf))
+		kf -= shift
+		t := x - kf*ln2hi - kf*ln2lo
+		pt := 1 + t*(1+t*(1.0/2+t*(1.0/6+t*(1.0/24+t*(1.0/120+t*(1.0/720))))))
+		e := math.Float64frombits(math.Float64bits(expTable[k&63])+uint64(int64(k>>6))<<52) * pt
+		pi := 1 / (1 + e)
+		p[i] = pi
+		q[i] = e * pi
+	}
+}
+
+// gradient fills grad and diag (in θ), gRel and hRel (in each reliability) and the
+// pairs' Hessian weights, all at the current point, in one pass over the pairs. With
+// rel, it first takes one Newton step on each judge's reliability (θ fixed), and the
+// rest is at the new reliability; it returns the largest of those steps.
+func (f *fitter) gradient(rel bool) float64 {
+	in := f.in
+	prec := 1 / (ratingPriorSD * ratingPriorSD)
+	for i := range f.grad {
+		f.grad[i] = -f.theta[i] * prec
+		f.diag[i] = prec
+	}
+	relPrec := 1 / (relPriorSD * relPriorSD)
+	th, grad, diag := f.theta, f.grad, f.diag
+	relStep := 0.0
+	for j := range in.Judges {
+		lo, hi := in.Off[j], in.Off[j+1]
+		seq, star := in.Seq[lo:hi], in.Star[lo:hi]
+		n, nr := len(seq), int(in.NRanked[j])
+		wt := pairWeight / float64(n-1)
+		sw := wt * starWeight
+		tl, gl, hl, sl := f.vLoc[:n], f.oLoc[:n], f.dLoc[:n], f.sLoc[:n]
+		for a, p := range seq {
+			tl[a], gl[a], hl[a], sl[a] = th[p], 0, 0, 0
+			if star[a] {
+				sl[a] = 1
+			}
+		}
+		if rel {
+			r := f.rel[j]
+			gr, hr := -(r-1)*relPrec, relPrec
+			for a := 0; a < n; a++ {
+				m := f.row(a, n, nr)
+				bs, dr, pr, qr := f.rowB[:m], f.rowD[:m], f.rowP[:m], f.rowQ[:m]
+				logistic(r, dr, pr, qr)
+				sa, rk := sl[a], 0.0
+				if a < nr {
+					rk = 1
+				}
+				for i, b := range bs {
+					sb := sl[b]
+					wab, wba := rk*wt+sw*sa*(1-sb), sw*sb*(1-sa)
+					d, p, q := dr[i], pr[i], qr[i]
+					gr += d * (wab*q - wba*p)
+					hr += d * d * (wab + wba) * p * q
+				}
+			}
+			nv := math.Min(maxRel, math.Max(minRel, r+gr/hr))
+			relStep = math.Max(relStep, math.Abs(nv-r))
+			f.rel[j] = nv
+		}
+		r := f.rel[j]
+		c := f.curv[f.cOff[j]:f.cOff[j+1]]
+		k := 0
+		gr, hr := -(r-1)*relPrec, relPrec
+		ul := f.cross[lo:hi]
+		for a := range ul {
+			ul[a] = 0
+		}
+		for a := 0; a < n; a++ {
+			m := f.row(a, n, nr)
+			bs, dr, pr, qr := f.rowB[:m], f.rowD[:m], f.rowP[:m], f.rowQ[:m]
+			logistic(r, dr, pr, qr)
+			sa, rk := sl[a], 0.0
+			if a < nr {
+				rk = 1
+			}
+			ga, ha, ma := 0.0, 0.0, 0.0
+			for i, b := range bs {
+				sb := sl[b]
+				// a beats b with weight wab, b beats a with weight wba
+				wab, wba := rk*wt+sw*sa*(1-sb), sw*sb*(1-sa)
+				d, p, q := dr[i], pr[i], qr[i]
+				e := wab*q - wba*p // the log-likelihood's slope in r·d
+				w := (wab + wba) * p * q
+				g := r * e
+				ga += g
+				gl[b] -= g
+				h := r * r * w
+				ha += h
+				hl[b] += h
+				gr += d * e
+				hr += d * d * w
+				mm := r*d*w - e
+				ma += mm
+				ul[b] -= mm
+				c[k+i] = float32(h)
+			}
+			k += m
+			gl[a] += ga
+			hl[a] += ha
+			ul[a] += ma
+		}
+		for a, p := range seq {
+			grad[p] += gl[a]
+			diag[p] += hl[a]
+		}
+		f.gRel[j], f.hRel[j] = gr, hr
+		// A judge at a bound that its gradient pushes against stays there.
+		f.invD[j] = 1 / hr
+		if (r <= minRel && gr < 0) || (r >= maxRel && gr > 0) {
+			f.invD[j] = 0
+		}
+	}
+	return relStep
+}
+
+// hessMul sets out = H·v (H the negative Hessian of the log posterior in θ, at the last
+// gradient()).
+func (f *fitter) hessMul(v, out []float64) { f.hessMulS(v, out, false) }
+
+// hessMulS is hessMul, or with schur the product with the Schur complement of the
+// reliabilities' block, H_θθ − U·D⁻¹·Uᵀ (U the cross terms, D the reliabilities'
+// diagonal).
+func (f *fitter) hessMulS(v, out []float64, schur bool) {
+	in := f.in
+	prec := 1 / (ratingPriorSD * ratingPriorSD)
+	for i := range out {
+		out[i] = v[i] * prec
+	}
+	for j := range in.Judges {
+		lo, hi := in.Off[j], in.Off[j+1]
+		seq, star := in.Seq[lo:hi], in.Star[lo:hi]
+		n, nr := len(seq), int(in.NRanked[j])
+		vl, ol := f.vLoc[:n], f.oLoc[:n]
+		for a, p := range seq {
+			vl[a], ol[a] = v[p], 0
+		}
+		c := f.curv[f.cOff[j]:f.cOff[j+1]]
+		k := 0
+		for a := 0; a < nr; a++ {
+			va, acc := vl[a], 0.0
+			cc := c[k : k+n-a-1]
+			k += n - a - 1
+			for i, cb := range cc {
+				b := a + 1 + i
+				d := float64(cb) * (va - vl[b])
+				acc += d
+				ol[b] -= d
+			}
+			ol[a] += acc
+		}
+		for a := nr; a < n; a++ {
+			va, sa, acc := vl[a], star[a], 0.0
+			for b := a + 1; b < n; b++ {
+				if sa == star[b] {
+					continue
+				}
+				d := float64(c[k]) * (va - vl[b])
+				k++
+				acc += d
+				ol[b] -= d
+			}
+			ol[a] += acc
+		}
+		if schur && f.invD[j] != 0 {
+			ul, s := f.cross[lo:hi], 0.0
+			for a, u := range ul {
+				s += u * vl[a]
+			}
+			s *= f.invD[j]
+			for a, u := range ul {
+				ol[a] -= u * s
+			}
+		}
+		for a, p := range seq {
+			out[p] += ol[a]
+		}
+	}
+}
+
+// newtonTheta solves H·x = grad (at the last gradient()) by conjugate gradients
+// preconditioned by H's diagonal, to the relative residual tol or maxCG steps, adds x
+// to θ and returns its largest component.
+func (f *fitter) newtonTheta(tol float64) float64 {
+	x, r, z, p, q := f.cgX, f.cgR, f.cgZ, f.cgP, f.cgQ
+	copy(r, f.grad)
+	for i := range x {
+		x[i] = 0
+		z[i] = r[i] / f.diag[i]
+		p[i] = z[i]
+	}
+	rz := dot(r, z)
+	stop := tol * tol * rz
+	for it := 0; it < maxCG && rz > stop; it++ {
+		f.hessMul(p, q)
+		alpha := rz / dot(p, q)
+		for i := range x {
+			x[i] += alpha * p[i]
+			r[i] -= alpha * q[i]
+		}
+		rz2 := 0.0
+		for i := range z {
+			z[i] = r[i] / f.diag[i]
+			rz2 += r[i] * z[i]
+		}
+		beta := rz2 / rz
+		rz = rz2
+		for i := range p {
+			p[i] = z[i] + beta*p[i]
+		}
+	}
+	step := 0.0
+	for i := range x {
+		f.theta[i] += x[i]
+		step = math.Max(step, math.Abs(x[i]))
+	}
+	return step
+}
+
+// newtonJoint takes one Newton step in θ and the reliabilities together (at the last
+// gradient()): the reliabilities are eliminated (their block is diagonal), the Schur
+// complement system in θ is solved by preconditioned CG, and each reliability follows
+// by back-substitution. It returns the largest steps in θ and in reliability; ok is
+// false when the Hessian is not positive definite along the search (then nothing moved).
+func (f *fitter) newtonJoint(tol float64) (st, sr float64, ok bool) {
+	in := f.in
+	x, r, z, p, q := f.cgX, f.cgR, f.cgZ, f.cgP, f.cgQ
+	copy(r, f.grad)
+	copy(f.diagS, f.diag)
+	for j := range in.Judges {
+		id := f.invD[j]
+		if id == 0 {
+			continue
+		}
+		lo, hi := in.Off[j], in.Off[j+1]
+		gj := f.gRel[j] * id
+		for k, u := range f.cross[lo:hi] {
+			pi := in.Seq[lo+int32(k)]
+			r[pi] -= u * gj
+			f.diagS[pi] -= u * u * id
+		}
+	}
+	for i := range x {
+		if f.diagS[i] < 0.1*f.diag[i] {
+			f.diagS[i] = 0.1 * f.diag[i]
+		}
+		x[i] = 0
+		z[i] = r[i] / f.diagS[i]
+		p[i] = z[i]
+	}
+	rz := dot(r, z)
+	stop := tol * tol * rz
+	for it := 0; it < maxCG && rz > stop; it++ {
+		f.hessMulS(p, q, true)
+		pq := dot(p, q)
+		if !(pq > 0) {
+			if it == 0 {
+				return 0, 0, false
+			}
+			break
+		}
+		alpha := rz / pq
+		for i := range x {
+			x[i] += alpha * p[i]
+			r[i] -= alpha * q[i]
+		}
+		rz2 := 0.0
+		for i := range z {
+			z[i] = r[i] / f.diagS[i]
+			rz2 += r[i] * z[i]
+		}
+		beta := rz2 / rz
+		rz = rz2
+		for i := range p {
+			p[i] = z[i] + beta*p[i]
+		}
+	}
+	for i := range x {
+		f.theta[i] += x[i]
+		st = math.Max(st, math.Abs(x[i]))
+	}
+	for j := range in.Judges {
+		id := f.invD[j]
+		if id == 0 {
+			continue
+		}
+		lo, hi := in.Off[j], in.Off[j+1]
+		g := f.gRel[j]
+		for k, u := range f.cross[lo:hi] {
+			g -= u * x[in.Seq[lo+int32(k)]]
+		}
+		old := f.rel[j]
+		f.rel[j] = math.Min(maxRel, math.Max(minRel, old+g*id))
+		sr = math.Max(sr, math.Abs(f.rel[j]-old))
+	}
+	return st, sr, true
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}

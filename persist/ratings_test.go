@@ -1,0 +1,111 @@
+package persist
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"podium/engine"
+)
+
+// judgeRounds has every judge take rounds views (next, finish, rank all it saw, best
+// first by project order).
+func judgeRounds(t *testing.T, n *Node, judges []engine.ID, rounds int) {
+	t.Helper()
+	for r := 0; r < rounds; r++ {
+		for _, j := range judges {
+			a := engine.JudgeActor(j)
+			ctx := context.Background()
+			if _, err := n.Submit(ctx, a, &engine.JudgeNext{Judge: j}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := n.Submit(ctx, a, &engine.JudgeFinish{Judge: j, Starred: r == 0}); err != nil {
+				t.Fatal(err)
+			}
+			var seen []engine.ID
+			n.Read(func(s *engine.State) {
+				for _, sp := range s.Judges[j].SeenProjects {
+					seen = append(seen, sp.ProjectID)
+				}
+			})
+			if _, err := n.Submit(ctx, a, &engine.JudgeRank{Judge: j, Ranking: seen}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// fittedRatings counts the projects with a fitted (non-zero) rating, and returns the
+// number of applied commands.
+func fittedRatings(n *Node) (fitted int, applied uint64) {
+	n.Read(func(s *engine.State) {
+		applied = s.Applied
+		for _, p := range s.Projects {
+			if p.Ratings.Rating != 0 {
+				fitted++
+			}
+		}
+	})
+	return fitted, applied
+}
+
+// TestRatingsRefitAfterRestart: changes the fitter had not caught up with when the
+// node stopped are fitted after the next start without any new change; a start with
+// current ratings stores nothing.
+func TestRatingsRefitAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	// A fitter that never gets to fit during the first run.
+	n := openNode(t, dir, Options{Ratings: true, RatingsEvery: 1 << 30, RatingsQuiet: time.Hour})
+	var projects, judges []engine.ID
+	for i := 0; i < 12; i++ {
+		projects = append(projects, addProject(t, n, i))
+	}
+	for i := 0; i < 4; i++ {
+		judges = append(judges, addJudge(t, n, i))
+	}
+	mustSubmit(t, n, &engine.ClockUnpause{})
+	judgeRounds(t, n, judges, 3)
+	if f, _ := fittedRatings(n); f != 0 {
+		t.Fatalf("%d projects fitted in the first run", f)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	n = openNode(t, dir, Options{Ratings: true})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if f, _ := fittedRatings(n); f > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no ratings fitted after the restart")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var before []engine.ProjectRating
+	n.Read(func(s *engine.State) {
+		for _, id := range projects {
+			before = append(before, s.Projects[id].Ratings)
+		}
+	})
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The ratings are current now: a start checks them and stores nothing.
+	n = openNode(t, dir, Options{Ratings: true})
+	defer n.Close()
+	_, applied := fittedRatings(n)
+	time.Sleep(1500 * time.Millisecond) // the check runs on the first poll (100 ms)
+	if _, now := fittedRatings(n); now != applied {
+		t.Fatalf("a start with current ratings applied %d commands", now-applied)
+	}
+	n.Read(func(s *engine.State) {
+		for i, id := range projects {
+			if s.Projects[id].Ratings != before[i] {
+				t.Fatalf("project %d: ratings %+v, were %+v", i, s.Projects[id].Ratings, before[i])
+			}
+		}
+	})
+}
