@@ -178,11 +178,19 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 	}
 	r := &runner{cfg: &Config{SetupWorkers: 16, Log: cfg.Log}, lg: newLedger(), jc: &judgeCounters{}, rep: &Report{}}
 	r.admin, r.c = admin, admin
-	if err := r.setup(ctx, "ratio-"+runID(), cfg.Projects, cfg.Conns); err != nil {
+	prefix := "ratio-" + runID()
+	if err := r.setup(ctx, prefix, cfg.Projects, cfg.Conns); err != nil {
 		return nil, err
 	}
 	judges := r.lg.judgeList()
 	for round := 1; round <= cfg.Rounds && ctx.Err() == nil; round++ {
+		if round > 1 {
+			// Fresh judges each round: at zero think time 64 judges would otherwise run
+			// out of the 2,000 projects within a few rounds and measure "done" answers.
+			if judges, err = freshJudges(ctx, r, prefix, (round-1)*cfg.Conns, cfg.Conns); err != nil {
+				return rep, err
+			}
+		}
 		rep.LoadAvg = append(rep.LoadAvg, loadAvg())
 		// The two loads alternate in slices so that a neighbour's burst on the shared
 		// machine hits both alike.
@@ -236,6 +244,27 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d judge loops ran out of projects before a phase ended", rep.Exhausted))
 	}
 	return rep, ctx.Err()
+}
+
+// freshJudges creates and logs in n more judges (numbered from offset) and returns them.
+func freshJudges(ctx context.Context, r *runner, prefix string, offset, n int) ([]*judgeRec, error) {
+	had := map[*judgeRec]bool{}
+	for _, j := range r.lg.judgeList() {
+		had[j] = true
+	}
+	if err := createJudges(ctx, r.admin, r.lg, prefix, offset, n, r.cfg.SetupWorkers, true); err != nil {
+		return nil, fmt.Errorf("create judges: %w", err)
+	}
+	var fresh []*judgeRec
+	for _, j := range r.lg.judgeList() {
+		if !had[j] {
+			fresh = append(fresh, j)
+		}
+	}
+	if err := parallel(len(fresh), r.cfg.SetupWorkers, func(i int) error { return login(ctx, r.admin, fresh[i]) }); err != nil {
+		return nil, fmt.Errorf("judge login: %w", err)
+	}
+	return fresh, nil
 }
 
 // wsSide is one websocket server of a round: started fresh (its RSS before the first
