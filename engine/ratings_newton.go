@@ -274,29 +274,33 @@ func (f *fitter) hessMulS(v, out []float64, schur bool) {
 	}
 }
 
-// newtonTheta solves H·x = grad (at the last gradient()) by conjugate gradients
-// preconditioned by H's diagonal, to the relative residual tol or maxCG steps, adds x
-// to θ and returns its largest component.
-func (f *fitter) newtonTheta(tol float64) float64 {
+// pcg solves H·x = r (r already in f.cgR) into f.cgX by conjugate gradients
+// preconditioned by diag, from x = 0, to the relative residual tol or maxCG steps; mul
+// computes H·p. With checkPD it stops where H is not positive definite along the
+// search, and returns false when that happens at the first step (x is then 0).
+func (f *fitter) pcg(mul func(p, q []float64), diag []float64, tol float64, checkPD bool) bool {
 	x, r, z, p, q := f.cgX, f.cgR, f.cgZ, f.cgP, f.cgQ
-	copy(r, f.grad)
 	for i := range x {
 		x[i] = 0
-		z[i] = r[i] / f.diag[i]
+		z[i] = r[i] / diag[i]
 		p[i] = z[i]
 	}
 	rz := dot(r, z)
 	stop := tol * tol * rz
 	for it := 0; it < maxCG && rz > stop; it++ {
-		f.hessMul(p, q)
-		alpha := rz / dot(p, q)
+		mul(p, q)
+		pq := dot(p, q)
+		if checkPD && !(pq > 0) {
+			return it > 0
+		}
+		alpha := rz / pq
 		for i := range x {
 			x[i] += alpha * p[i]
 			r[i] -= alpha * q[i]
 		}
 		rz2 := 0.0
 		for i := range z {
-			z[i] = r[i] / f.diag[i]
+			z[i] = r[i] / diag[i]
 			rz2 += r[i] * z[i]
 		}
 		beta := rz2 / rz
@@ -305,6 +309,16 @@ func (f *fitter) newtonTheta(tol float64) float64 {
 			p[i] = z[i] + beta*p[i]
 		}
 	}
+	return true
+}
+
+// newtonTheta solves H·x = grad (at the last gradient()) by conjugate gradients
+// preconditioned by H's diagonal, to the relative residual tol or maxCG steps, adds x
+// to θ and returns its largest component.
+func (f *fitter) newtonTheta(tol float64) float64 {
+	x := f.cgX
+	copy(f.cgR, f.grad)
+	f.pcg(f.hessMul, f.diag, tol, false)
 	step := 0.0
 	for i := range x {
 		f.theta[i] += x[i]
@@ -320,7 +334,7 @@ func (f *fitter) newtonTheta(tol float64) float64 {
 // false when the Hessian is not positive definite along the search (then nothing moved).
 func (f *fitter) newtonJoint(tol float64) (st, sr float64, ok bool) {
 	in := f.in
-	x, r, z, p, q := f.cgX, f.cgR, f.cgZ, f.cgP, f.cgQ
+	x, r := f.cgX, f.cgR
 	copy(r, f.grad)
 	copy(f.diagS, f.diag)
 	for j := range in.Judges {
@@ -340,36 +354,9 @@ func (f *fitter) newtonJoint(tol float64) (st, sr float64, ok bool) {
 		if f.diagS[i] < 0.1*f.diag[i] {
 			f.diagS[i] = 0.1 * f.diag[i]
 		}
-		x[i] = 0
-		z[i] = r[i] / f.diagS[i]
-		p[i] = z[i]
 	}
-	rz := dot(r, z)
-	stop := tol * tol * rz
-	for it := 0; it < maxCG && rz > stop; it++ {
-		f.hessMulS(p, q, true)
-		pq := dot(p, q)
-		if !(pq > 0) {
-			if it == 0 {
-				return 0, 0, false
-			}
-			break
-		}
-		alpha := rz / pq
-		for i := range x {
-			x[i] += alpha * p[i]
-			r[i] -= alpha * q[i]
-		}
-		rz2 := 0.0
-		for i := range z {
-			z[i] = r[i] / f.diagS[i]
-			rz2 += r[i] * z[i]
-		}
-		beta := rz2 / rz
-		rz = rz2
-		for i := range p {
-			p[i] = z[i] + beta*p[i]
-		}
+	if !f.pcg(func(p, q []float64) { f.hessMulS(p, q, true) }, f.diagS, tol, true) {
+		return 0, 0, false
 	}
 	for i := range x {
 		f.theta[i] += x[i]
