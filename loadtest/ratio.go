@@ -44,23 +44,29 @@ type RatioConfig struct {
 
 // RatioReport is what a ratio run measured: per-round values and their medians.
 type RatioReport struct {
-	Rounds         int       `json:"rounds"`
-	Heartbeat      []float64 `json:"heartbeat_rps"`
-	JudgeActions   []float64 `json:"judge_actions_per_s"`
-	Ratio          []float64 `json:"judge_to_heartbeat"`
-	Exhausted      int       `json:"judges_out_of_projects"`
-	PodiumWSKiB    []float64 `json:"podium_kib_per_idle_ws"`
-	BaselineWSKiB  []float64 `json:"baseline_kib_per_idle_ws"`
-	PodiumP50      []float64 `json:"podium_broadcast_p50_ms"`
-	PodiumP99      []float64 `json:"podium_broadcast_p99_ms"`
-	BaselineP50    []float64 `json:"baseline_broadcast_p50_ms"`
-	BaselineP99    []float64 `json:"baseline_broadcast_p99_ms"`
-	PodiumCPU      []float64 `json:"podium_cpu_us_per_delivery"`
-	BaselineCPU    []float64 `json:"baseline_cpu_us_per_delivery"`
-	PodiumMissed   int       `json:"podium_deliveries_missed"`
-	BaselineMissed int       `json:"baseline_deliveries_missed"`
-	LoadAvg        []string  `json:"loadavg_per_round"`
-	Notes          []string  `json:"notes"`
+	Rounds       int       `json:"rounds"`
+	Heartbeat    []float64 `json:"heartbeat_rps"`
+	JudgeActions []float64 `json:"judge_actions_per_s"`
+	Ratio        []float64 `json:"judge_to_heartbeat"`
+	Exhausted    int       `json:"judges_out_of_projects"`
+	// CPU microseconds per request (user+system from /proc), server and load generator,
+	// per round: where a judge action's cost goes compared with a heartbeat's.
+	ServerCPUHeartbeat  []float64 `json:"server_cpu_us_per_heartbeat"`
+	ServerCPUAction     []float64 `json:"server_cpu_us_per_judge_action"`
+	LoadgenCPUHeartbeat []float64 `json:"loadgen_cpu_us_per_heartbeat"`
+	LoadgenCPUAction    []float64 `json:"loadgen_cpu_us_per_judge_action"`
+	PodiumWSKiB         []float64 `json:"podium_kib_per_idle_ws"`
+	BaselineWSKiB       []float64 `json:"baseline_kib_per_idle_ws"`
+	PodiumP50           []float64 `json:"podium_broadcast_p50_ms"`
+	PodiumP99           []float64 `json:"podium_broadcast_p99_ms"`
+	BaselineP50         []float64 `json:"baseline_broadcast_p50_ms"`
+	BaselineP99         []float64 `json:"baseline_broadcast_p99_ms"`
+	PodiumCPU           []float64 `json:"podium_cpu_us_per_delivery"`
+	BaselineCPU         []float64 `json:"baseline_cpu_us_per_delivery"`
+	PodiumMissed        int       `json:"podium_deliveries_missed"`
+	BaselineMissed      int       `json:"baseline_deliveries_missed"`
+	LoadAvg             []string  `json:"loadavg_per_round"`
+	Notes               []string  `json:"notes"`
 }
 
 func (c *RatioConfig) defaults() {
@@ -195,11 +201,28 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 		// The two loads alternate in slices so that a neighbour's burst on the shared
 		// machine hits both alike.
 		var hb, ja float64
+		var cpu [4]float64 // server and load generator CPU s: heartbeat, judge actions
+		var reqs [2]float64
+		me := os.Getpid()
 		for k := 0; k < ratioSlices && ctx.Err() == nil; k++ {
-			hb += heartbeat(hc, podiumURL, cfg.Conns, cfg.Phase/ratioSlices) / ratioSlices
+			s0, l0, t0 := procCPU(srv.pid()), procCPU(me), time.Now()
+			rate := heartbeat(hc, podiumURL, cfg.Conns, cfg.Phase/ratioSlices)
+			s1, l1, t1 := procCPU(srv.pid()), procCPU(me), time.Now()
+			hb += rate / ratioSlices
+			reqs[0] += rate * t1.Sub(t0).Seconds()
 			rate, out := judgeActions(hc, podiumURL, judges, cfg.Phase/ratioSlices)
+			s2, l2 := procCPU(srv.pid()), procCPU(me)
 			ja += rate / ratioSlices
+			reqs[1] += rate * time.Since(t1).Seconds()
 			rep.Exhausted += out
+			cpu[0], cpu[1] = cpu[0]+s1-s0, cpu[1]+s2-s1
+			cpu[2], cpu[3] = cpu[2]+l1-l0, cpu[3]+l2-l1
+		}
+		if reqs[0] > 0 && reqs[1] > 0 {
+			rep.ServerCPUHeartbeat = append(rep.ServerCPUHeartbeat, cpu[0]/reqs[0]*1e6)
+			rep.ServerCPUAction = append(rep.ServerCPUAction, cpu[1]/reqs[1]*1e6)
+			rep.LoadgenCPUHeartbeat = append(rep.LoadgenCPUHeartbeat, cpu[2]/reqs[0]*1e6)
+			rep.LoadgenCPUAction = append(rep.LoadgenCPUAction, cpu[3]/reqs[1]*1e6)
 		}
 		rep.Heartbeat = append(rep.Heartbeat, hb)
 		rep.JudgeActions = append(rep.JudgeActions, ja)
@@ -454,6 +477,11 @@ func (rep *RatioReport) Print(w io.Writer) {
 	hb, ja := median(rep.Heartbeat), median(rep.JudgeActions)
 	fmt.Fprintf(w, "  heartbeat GET /healthz      %8.0f req/s\n", hb)
 	fmt.Fprintf(w, "  judge actions next->finish  %8.0f /s      ratio %.3f (median of per-round ratios: %s)\n", ja, median(rep.Ratio), ratioList(rep.Ratio))
+	if len(rep.ServerCPUAction) > 0 {
+		sh, sa := median(rep.ServerCPUHeartbeat), median(rep.ServerCPUAction)
+		fmt.Fprintf(w, "  CPU µs per request (medians): server %.1f per heartbeat, %.1f per judge action (%.1f×); load generator %.1f and %.1f\n",
+			sh, sa, sa/sh, median(rep.LoadgenCPUHeartbeat), median(rep.LoadgenCPUAction))
+	}
 	row := func(name string, p, b []float64) {
 		var ratios []float64
 		for i := range min(len(p), len(b)) {
