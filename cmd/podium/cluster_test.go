@@ -67,7 +67,12 @@ func freePorts(t *testing.T, n int) []int {
 }
 
 func newTestCluster(t *testing.T) *testCluster {
-	ports := freePorts(t, 6)
+	return startTestCluster(t, freePorts(t, 6))
+}
+
+// startTestCluster starts three nodes on ports[0:3] (raft) and ports[3:6] (HTTP), each
+// with the extra environment settings given.
+func startTestCluster(t *testing.T, ports []int, extra ...string) *testCluster {
 	c := &testCluster{t: t}
 	var peers []string
 	for i := 0; i < 3; i++ {
@@ -77,7 +82,7 @@ func newTestCluster(t *testing.T) *testCluster {
 	}
 	c.peers = strings.Join(peers, ",")
 	for _, n := range c.nodes {
-		c.start(n)
+		c.start(n, extra...)
 	}
 	return c
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 )
@@ -30,18 +29,7 @@ func mailStatusOn(n *clusterNode, email string) string {
 
 // startMailCluster starts three nodes whose SMTP server is at port smtpPort.
 func startMailCluster(t *testing.T, ports []int, smtpPort int) *testCluster {
-	c := &testCluster{t: t}
-	var peers []string
-	for i := 0; i < 3; i++ {
-		n := &clusterNode{id: fmt.Sprintf("node%d", i+1), raftPort: ports[i], httpPort: ports[3+i], dir: t.TempDir()}
-		c.nodes = append(c.nodes, n)
-		peers = append(peers, fmt.Sprintf("%s=127.0.0.1:%d=%s", n.id, n.raftPort, n.url()))
-	}
-	c.peers = strings.Join(peers, ",")
-	for _, n := range c.nodes {
-		c.start(n, "SMTP_HOST=127.0.0.1", fmt.Sprintf("SMTP_PORT=%d", smtpPort), "EMAIL_FROM=jury@example.com")
-	}
-	return c
+	return startTestCluster(t, ports, "SMTP_HOST=127.0.0.1", fmt.Sprintf("SMTP_PORT=%d", smtpPort), "EMAIL_FROM=jury@example.com")
 }
 
 // addJudgeVia creates a judge through node n, retrying while there is no leader.
