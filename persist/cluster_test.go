@@ -2,6 +2,7 @@ package persist
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -77,23 +78,7 @@ func TestParseClusterConfig(t *testing.T) {
 // that speaks raft straight away gets a closed connection and Accept never returns it.
 func TestRaftHandshake(t *testing.T) {
 	secret := []byte(strings.Repeat("k", 32))
-	l, err := newAuthLayer("127.0.0.1:0", "", secret, nil, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	rejected := make(chan struct{}, 8)
-	l.onReject = func() { rejected <- struct{}{} }
-	accepted := make(chan net.Conn, 8)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- c
-		}
-	}()
+	l, rejected, accepted := listenAuth(t, secret, nil)
 	addr := raft.ServerAddress(l.Addr().String())
 
 	// Wrong secret: the dialer refuses the listener's proof, the listener the dialer's.
@@ -303,3 +288,28 @@ type memSink struct{ bytes.Buffer }
 func (s *memSink) ID() string    { return "mem" }
 func (s *memSink) Cancel() error { return nil }
 func (s *memSink) Close() error  { return nil }
+
+// listenAuth opens an authenticated raft listener on loopback (closed at the end of the
+// test) and hands every accepted connection to accepted; rejected gets a value per
+// refused handshake.
+func listenAuth(t *testing.T, secret []byte, tlsCfg *tls.Config) (*authLayer, chan struct{}, chan net.Conn) {
+	t.Helper()
+	l, err := newAuthLayer("127.0.0.1:0", "", secret, tlsCfg, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	rejected := make(chan struct{}, 8)
+	l.onReject = func() { rejected <- struct{}{} }
+	accepted := make(chan net.Conn, 8)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	return l, rejected, accepted
+}

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
-	"github.com/rs/zerolog"
 )
 
 // writeCA makes a CA and one node certificate (IP SAN 127.0.0.1) signed by it, and
@@ -72,23 +71,7 @@ func TestRaftMutualTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := newAuthLayer("127.0.0.1:0", "", secret, good, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	rejected := make(chan struct{}, 8)
-	l.onReject = func() { rejected <- struct{}{} }
-	accepted := make(chan net.Conn, 8)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- c
-		}
-	}()
+	l, rejected, accepted := listenAuth(t, secret, good)
 	addr := raft.ServerAddress(l.Addr().String())
 	for name, d := range map[string]*authLayer{
 		"other CA":            {secret: secret, tls: evil},
