@@ -170,3 +170,27 @@ func BenchmarkFitRatingsSignalWarm10kProjects5kJudges20Seen(b *testing.B) {
 	in.PrevRel = append(append([]float64{}, first.Reliability...), make([]float64, len(all.Judges)-nj)...)
 	benchFit(b, &in)
 }
+
+// BenchmarkFitRatingsUnranked2kProjects64Judges1kSeen: the ratio benchmark's shape (64
+// judges who each saw 1,000 of 2,000 projects, ranked none and starred a few): the
+// unranked, unstarred tail has no pairs, and the fit must not walk its n² positions.
+func BenchmarkFitRatingsUnranked2kProjects64Judges1kSeen(b *testing.B) {
+	rnd := NewRand(9)
+	in := &RatingInput{FocusTop: DefaultFocusTop, Off: []int32{0}}
+	for i := 0; i < 2000; i++ {
+		in.Projects = append(in.Projects, ID{byte(i), byte(i >> 8), 1})
+		in.Prev = append(in.Prev, 0)
+	}
+	for j := 0; j < 64; j++ {
+		in.Judges = append(in.Judges, ID{byte(j), 2})
+		in.PrevRel = append(in.PrevRel, 0)
+		start := rnd.Intn(2000)
+		for k := 0; k < 1000; k++ {
+			in.Seq = append(in.Seq, int32((start+k*7)%2000))
+			in.Star = append(in.Star, rnd.Intn(200) == 0)
+		}
+		in.NRanked = append(in.NRanked, int32(j%3)) // most rank nothing, some one or two
+		in.Off = append(in.Off, int32(len(in.Seq)))
+	}
+	benchFit(b, in)
+}

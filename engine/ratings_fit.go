@@ -210,6 +210,7 @@ type fitter struct {
 	// scratch
 	vLoc, oLoc, dLoc, sLoc  []float64
 	rowB                    []int32
+	starPos                 []int32 // the current judge's starred unranked positions
 	rowD, rowP, rowQ        []float64
 	cgX, cgR, cgZ, cgP, cgQ []float64
 }

@@ -50,9 +50,11 @@ func sigmoid(x float64) float64 {
 	return p
 }
 
-// row lists the pairs {a, b} of the current judge's list (gathered in vLoc and sLoc)
-// with b > a, in enumeration order: their b in rowB and θ_a − θ_b in rowD. It returns
-// how many.
+// row lists the pairs {a, b} of the current judge's list (gathered in vLoc and sLoc,
+// its starred unranked positions in starPos) with b > a, in enumeration order: their b
+// in rowB and θ_a − θ_b in rowD. It returns how many. An unranked, unstarred a pairs
+// only with the starred positions after it, so a judge who ranks nothing and stars
+// nothing costs nothing here (not n² steps of finding no pair).
 func (f *fitter) row(a, n, nr int) int {
 	tl, sl := f.vLoc[:n], f.sLoc[:n]
 	ta, m := tl[a], 0
@@ -63,13 +65,38 @@ func (f *fitter) row(a, n, nr int) int {
 		}
 		return m
 	}
-	for b := a + 1; b < n; b++ { // unranked: only across a star
-		if sl[b] != sl[a] {
+	if sl[a] == 0 { // unranked, unstarred: the starred ones after it
+		for _, b := range f.starPos {
+			if int(b) > a {
+				f.rowB[m], f.rowD[m] = b, ta-tl[b]
+				m++
+			}
+		}
+		return m
+	}
+	for b := a + 1; b < n; b++ { // unranked, starred: the unstarred ones after it
+		if sl[b] == 0 {
 			f.rowB[m], f.rowD[m] = int32(b), ta-tl[b]
 			m++
 		}
 	}
 	return m
+}
+
+// gatherStars sets starPos to the starred positions of star from nr on, and returns
+// where the judge's pairs end: n, or nr when no unranked project is starred (then no
+// position from nr on has a pair).
+func (f *fitter) gatherStars(star []bool, nr int) int {
+	f.starPos = f.starPos[:0]
+	for b := nr; b < len(star); b++ {
+		if star[b] {
+			f.starPos = append(f.starPos, int32(b))
+		}
+	}
+	if len(f.starPos) == 0 {
+		return nr
+	}
+	return len(star)
 }
 
 // logistic sets p[i] = σ(r·d[i]) and q[i] = 1 − σ(r·d[i]), each to full relative
@@ -131,10 +158,11 @@ func (f *fitter) gradient(rel bool) float64 {
 				sl[a] = 1
 			}
 		}
+		end := f.gatherStars(star, nr)
 		if rel {
 			r := f.rel[j]
 			gr, hr := -(r-1)*relPrec, relPrec
-			for a := 0; a < n; a++ {
+			for a := 0; a < end; a++ {
 				m := f.row(a, n, nr)
 				bs, dr, pr, qr := f.rowB[:m], f.rowD[:m], f.rowP[:m], f.rowQ[:m]
 				logistic(r, dr, pr, qr)
@@ -162,7 +190,7 @@ func (f *fitter) gradient(rel bool) float64 {
 		for a := range ul {
 			ul[a] = 0
 		}
-		for a := 0; a < n; a++ {
+		for a := 0; a < end; a++ {
 			m := f.row(a, n, nr)
 			bs, dr, pr, qr := f.rowB[:m], f.rowD[:m], f.rowP[:m], f.rowQ[:m]
 			logistic(r, dr, pr, qr)
@@ -245,16 +273,29 @@ func (f *fitter) hessMulS(v, out []float64, schur bool) {
 			}
 			ol[a] += acc
 		}
-		for a := nr; a < n; a++ {
-			va, sa, acc := vl[a], star[a], 0.0
-			for b := a + 1; b < n; b++ {
-				if sa == star[b] {
-					continue
+		end := f.gatherStars(star, nr)
+		for a := nr; a < end; a++ {
+			va, acc := vl[a], 0.0
+			if !star[a] { // pairs only with the starred ones after it
+				for _, b := range f.starPos {
+					if int(b) <= a {
+						continue
+					}
+					d := float64(c[k]) * (va - vl[b])
+					k++
+					acc += d
+					ol[b] -= d
 				}
-				d := float64(c[k]) * (va - vl[b])
-				k++
-				acc += d
-				ol[b] -= d
+			} else {
+				for b := a + 1; b < n; b++ {
+					if star[b] {
+						continue
+					}
+					d := float64(c[k]) * (va - vl[b])
+					k++
+					acc += d
+					ol[b] -= d
+				}
 			}
 			ol[a] += acc
 		}
