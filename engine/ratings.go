@@ -88,30 +88,43 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 }
 
 // rankProjects sets Rank: active projects by rating, then Copeland score, then table;
-// hidden projects 0.
+// hidden projects 0. The Copeland scores are brought up to date only when two ratings
+// tie (after a fit they almost never do, and refreshing them after a flood of views is
+// most of this function's cost).
 func (s *State) rankProjects() {
-	type entry struct {
-		p     *Project
-		score int
-	}
-	list := make([]entry, 0, len(s.Projects))
+	list := make([]*Project, 0, len(s.Projects))
 	for _, p := range s.Projects {
 		p.Ratings.Rank = 0
 		if p.Active {
-			list = append(list, entry{p, s.CopelandOf(p.ID).Score})
+			list = append(list, p)
 		}
 	}
-	slices.SortFunc(list, func(a, b entry) int {
-		if c := cmp.Compare(b.p.Ratings.Rating, a.p.Ratings.Rating); c != 0 {
+	byRating := func(a, b *Project) int { return cmp.Compare(b.Ratings.Rating, a.Ratings.Rating) }
+	slices.SortFunc(list, func(a, b *Project) int {
+		if c := byRating(a, b); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.p.Location, b.p.Location)
+		return cmp.Compare(a.Location, b.Location)
 	})
-	for i, e := range list {
-		e.p.Ratings.Rank = i + 1
+	tie := false
+	for i := 1; i < len(list) && !tie; i++ {
+		tie = byRating(list[i-1], list[i]) == 0
+	}
+	if tie {
+		s.copelandScores(func(score map[ID]int) {
+			slices.SortFunc(list, func(a, b *Project) int {
+				if c := byRating(a, b); c != 0 {
+					return c
+				}
+				if c := cmp.Compare(score[b.ID], score[a.ID]); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.Location, b.Location)
+			})
+		})
+	}
+	for i, p := range list {
+		p.Ratings.Rank = i + 1
 	}
 }
 

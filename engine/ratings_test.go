@@ -286,3 +286,60 @@ func TestFastExp(t *testing.T) {
 		}
 	}
 }
+
+// TestRankOrderTiesGoToCopeland: ranks follow the rating; equal ratings fall back to the
+// Copeland score, then the table; hidden projects get rank 0.
+func TestRankOrderTiesGoToCopeland(t *testing.T) {
+	r := newRig(t)
+	ps := r.projects(5)
+	js := r.judges(1, "")
+	r.must(Admin, &ClockUnpause{})
+	// The judge sees the first three projects and ranks p2 over p1 over p0: Copeland
+	// scores 2, 0, −2.
+	for i := 0; i < 3; i++ {
+		r.next(js[0])
+		r.must(JudgeActor(js[0]), &JudgeFinish{Judge: js[0]})
+	}
+	seen := r.judge(js[0]).SeenProjects
+	order := []ID{seen[2].ProjectID, seen[1].ProjectID, seen[0].ProjectID}
+	r.must(JudgeActor(js[0]), &JudgeRank{Judge: js[0], Ranking: order})
+	rating := map[ID]float64{order[0]: 0.5, order[1]: 0.5, order[2]: 0.5}
+	var rest []ID
+	for _, id := range ps {
+		if _, ok := rating[id]; !ok {
+			rest = append(rest, id)
+		}
+	}
+	rating[rest[0]] = 1.0 // the best rating, whatever its Copeland score
+	rating[rest[1]] = 0.5 // ties with the judged three; Copeland 0 like order[1]
+	cmd := &SetRatings{Version: 1}
+	for id, v := range rating {
+		cmd.Projects = append(cmd.Projects, id)
+		cmd.Rating = append(cmd.Rating, v)
+		cmd.SD = append(cmd.SD, 1)
+		cmd.PTop = append(cmd.PTop, 0.5)
+		cmd.PTop3 = append(cmd.PTop3, 0.5)
+	}
+	r.must(System, cmd)
+	want := []ID{rest[0], order[0]}
+	// order[1] and rest[1] both have rating 0.5 and Copeland 0: the table decides.
+	if r.project(order[1]).Location < r.project(rest[1]).Location {
+		want = append(want, order[1], rest[1])
+	} else {
+		want = append(want, rest[1], order[1])
+	}
+	want = append(want, order[2])
+	for i, id := range want {
+		if got := r.project(id).RatingOf().Rank; got != i+1 {
+			t.Fatalf("%s (rating %.1f, Copeland %d): rank %d, want %d", r.project(id).Name, rating[id], r.e.s.CopelandOf(id).Score, got, i+1)
+		}
+	}
+	r.must(Admin, &HideProjects{Projects: []ID{rest[0]}, Hide: true})
+	r.must(System, cmd)
+	if got := r.project(rest[0]).RatingOf().Rank; got != 0 {
+		t.Fatalf("hidden project: rank %d, want 0", got)
+	}
+	if got := r.project(order[0]).RatingOf().Rank; got != 1 {
+		t.Fatalf("after hiding the leader: rank %d, want 1", got)
+	}
+}

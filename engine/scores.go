@@ -81,6 +81,16 @@ func (s *State) CopelandOf(id ID) Score {
 	return s.scoreOf(id, false)
 }
 
+// copelandScores calls fn with every project's Copeland score (SPEC §6), brought up to
+// date once: for callers that need all of them (fn must not keep the map).
+func (s *State) copelandScores(fn func(score map[ID]int)) {
+	c := &s.jd().scores
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s.refreshScores(c, false)
+	fn(c.score)
+}
+
 func (s *State) scoreOf(id ID, bt bool) Score {
 	c := &s.jd().scores
 	c.mu.Lock()
@@ -166,9 +176,13 @@ func (c *scoreCache) add(jc judgeContrib, sign int) {
 }
 
 // judgedLists returns a judge's valid ranking (existing projects it saw, best first) and
-// its unranked seen projects (existing, in the order seen). Lists are short, so plain
-// scans beat maps here.
+// its unranked seen projects (existing, in the order seen). Short lists are scanned; a
+// long one (a judge who has seen hundreds of projects) goes through a set, so that a
+// refresh stays linear in the list's length.
 func (s *State) judgedLists(j *Judge) (ranked, unranked []ID) {
+	if len(j.SeenProjects) > shortList {
+		return s.judgedListsLong(j)
+	}
 	seen := make([]ID, 0, len(j.SeenProjects))
 	for _, sp := range j.SeenProjects {
 		if _, ok := s.Projects[sp.ProjectID]; ok && !hasID(seen, sp.ProjectID) {
@@ -182,6 +196,36 @@ func (s *State) judgedLists(j *Judge) (ranked, unranked []ID) {
 	}
 	for _, id := range seen {
 		if !hasID(ranked, id) {
+			unranked = append(unranked, id)
+		}
+	}
+	return ranked, unranked
+}
+
+// shortList is the length up to which judgedLists scans instead of building a set.
+const shortList = 24
+
+// judgedListsLong is judgedLists through a set (same result).
+func (s *State) judgedListsLong(j *Judge) (ranked, unranked []ID) {
+	isRanked := make(map[ID]bool, len(j.SeenProjects)) // seen projects: whether ranked
+	seen := make([]ID, 0, len(j.SeenProjects))
+	for _, sp := range j.SeenProjects {
+		if _, dup := isRanked[sp.ProjectID]; dup {
+			continue
+		}
+		if _, ok := s.Projects[sp.ProjectID]; ok {
+			isRanked[sp.ProjectID] = false
+			seen = append(seen, sp.ProjectID)
+		}
+	}
+	for _, id := range j.Rankings {
+		if r, ok := isRanked[id]; ok && !r {
+			isRanked[id] = true
+			ranked = append(ranked, id)
+		}
+	}
+	for _, id := range seen {
+		if !isRanked[id] {
 			unranked = append(unranked, id)
 		}
 	}

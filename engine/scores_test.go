@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -248,5 +249,55 @@ func TestCrowdBTComputedOutsideTheLock(t *testing.T) {
 	// The admin list does not need Crowd-BT.
 	if got := s.CopelandOf(ps[1].ID); got.Score != 2 || got.Votes != 0 {
 		t.Fatalf("copeland %+v", got)
+	}
+}
+
+// TestJudgedListsLongMatchesShort: the set-based path for long seen lists gives exactly
+// the scanned path's lists, with duplicate views, deleted projects, rankings that name
+// unseen or repeated projects, and lists on both sides of the threshold.
+func TestJudgedListsLongMatchesShort(t *testing.T) {
+	rnd := NewRand(7)
+	s := NewState()
+	var ids []ID
+	for i := 0; i < 80; i++ {
+		id := ID{byte(i + 1), 9}
+		ids = append(ids, id)
+		if i%13 != 0 { // every 13th project "deleted": seen but no longer in s.Projects
+			s.Projects[id] = &Project{ID: id}
+		}
+	}
+	for trial := 0; trial < 300; trial++ {
+		j := &Judge{}
+		for k, n := 0, rnd.Intn(3*shortList); k < n; k++ {
+			j.SeenProjects = append(j.SeenProjects, SeenProject{ProjectID: ids[rnd.Intn(len(ids))]})
+		}
+		for k, n := 0, rnd.Intn(len(j.SeenProjects)+3); k < n; k++ {
+			j.Rankings = append(j.Rankings, ids[rnd.Intn(len(ids))])
+		}
+		r1, u1 := s.judgedListsLong(j)
+		// The scanned path, whatever the length.
+		var seen, r2, u2 []ID
+		for _, sp := range j.SeenProjects {
+			if _, ok := s.Projects[sp.ProjectID]; ok && !hasID(seen, sp.ProjectID) {
+				seen = append(seen, sp.ProjectID)
+			}
+		}
+		for _, id := range j.Rankings {
+			if hasID(seen, id) && !hasID(r2, id) {
+				r2 = append(r2, id)
+			}
+		}
+		for _, id := range seen {
+			if !hasID(r2, id) {
+				u2 = append(u2, id)
+			}
+		}
+		if !slices.Equal(r1, r2) || !slices.Equal(u1, u2) {
+			t.Fatalf("trial %d: set path %v / %v, scan path %v / %v", trial, r1, u1, r2, u2)
+		}
+		r3, u3 := s.judgedLists(j)
+		if !slices.Equal(r3, r2) || !slices.Equal(u3, u2) {
+			t.Fatalf("trial %d: judgedLists %v / %v, want %v / %v", trial, r3, u3, r2, u2)
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,7 +41,12 @@ type RatioConfig struct {
 	LogLevel    string        // the server's LOG_LEVEL (default info, as in production)
 	WSDataRoot  string        // parent of the websocket servers' data directories (default: the run's temp dir)
 	ServerEnv   []string      // extra KEY=VALUE for the podium server
-	Log         func(format string, args ...any)
+	// ProfileDir, when set, gets two server CPU profiles taken after the rounds through
+	// the server's PPROF_ADDR listener: heartbeat.pprof over a heartbeat phase and
+	// judge.pprof over a judge-action phase (fresh judges), each ProfileFor long.
+	ProfileDir string
+	ProfileFor time.Duration // default 10 s
+	Log        func(format string, args ...any)
 }
 
 // RatioReport is what a ratio run measured: per-round values and their medians.
@@ -94,6 +101,49 @@ func (c *RatioConfig) defaults() {
 	if c.Log == nil {
 		c.Log = func(string, ...any) {}
 	}
+	if c.ProfileFor <= 0 {
+		c.ProfileFor = 10 * time.Second
+	}
+}
+
+// freeAddr returns a loopback address with a port free at the time of the call.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// profileDuring runs load while it fetches a CPU profile of d from the server's pprof
+// listener at addr (the load starts half a second before the profile and runs d plus a
+// second), and writes the profile to path.
+func profileDuring(addr string, d time.Duration, path string, load func()) error {
+	done := make(chan struct{})
+	go func() { defer close(done); load() }()
+	time.Sleep(500 * time.Millisecond)
+	secs := max(1, int(d.Seconds()))
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs))
+	if err == nil {
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("pprof: %s", resp.Status)
+		}
+	}
+	if err == nil {
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			var f *os.File
+			if f, err = os.Create(path); err == nil {
+				_, err = io.Copy(f, resp.Body)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+		}
+	}
+	<-done
+	return err
 }
 
 // proc is a server process whose output goes straight to a file (a pipe read by this
@@ -169,6 +219,13 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 		// 64 judges at zero think time measure the cost of an action; a real judge's
 		// write budget (10/s) would measure the throttle instead.
 		"JUDGE_WRITES_PER_SEC=1000000"}, cfg.ServerEnv...)
+	pprofAddr := ""
+	if cfg.ProfileDir != "" {
+		if pprofAddr, err = freeAddr(); err != nil {
+			return nil, err
+		}
+		env = append(env, "PPROF_ADDR="+pprofAddr)
+	}
 	srv, err := startProc([]string{bin}, env, regexp.MustCompile(`podium listening on http://(\S+)`))
 	if err != nil {
 		return nil, err
@@ -261,6 +318,24 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 				rep.BaselineCPU = append(rep.BaselineCPU, m.cpuUS)
 				rep.BaselineMissed += m.missed
 			}
+		}
+	}
+	if cfg.ProfileDir != "" && ctx.Err() == nil {
+		if judges, err = freshJudges(ctx, r, prefix, (cfg.Rounds+1)*cfg.Conns, cfg.Conns); err != nil {
+			return rep, err
+		}
+		for _, ph := range []struct {
+			name string
+			run  func()
+		}{
+			{"heartbeat", func() { heartbeat(hc, podiumURL, cfg.Conns, cfg.ProfileFor+time.Second) }},
+			{"judge", func() { judgeActions(hc, podiumURL, judges, cfg.ProfileFor+time.Second) }},
+		} {
+			path := filepath.Join(cfg.ProfileDir, ph.name+".pprof")
+			if err := profileDuring(pprofAddr, cfg.ProfileFor, path, ph.run); err != nil {
+				return rep, fmt.Errorf("%s profile: %w", ph.name, err)
+			}
+			cfg.Log("server CPU profile of a %s phase: %s", ph.name, path)
 		}
 	}
 	if rep.Exhausted > 0 {
