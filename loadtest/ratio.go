@@ -43,7 +43,9 @@ type RatioConfig struct {
 	ServerEnv   []string      // extra KEY=VALUE for the podium server
 	// ProfileDir, when set, gets two server CPU profiles taken after the rounds through
 	// the server's PPROF_ADDR listener: heartbeat.pprof over a heartbeat phase and
-	// judge.pprof over a judge-action phase (fresh judges), each ProfileFor long.
+	// judge.pprof over a judge-action phase (fresh judges), each ProfileFor long, with an
+	// execution trace of 2 s from the middle of each (<phase>.trace), and
+	// the server's /metrics before and after each (<phase>.metrics.before, .after).
 	ProfileDir string
 	ProfileFor time.Duration // default 10 s
 	Log        func(format string, args ...any)
@@ -116,6 +118,20 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
+// saveMetrics writes the server's /metrics to path (best effort: the files only help to
+// read a profile).
+func saveMetrics(base, path string) {
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	if f, err := os.Create(path); err == nil {
+		io.Copy(f, resp.Body)
+		f.Close()
+	}
+}
+
 // profileDuring runs load while it fetches a CPU profile of d from the server's pprof
 // listener at addr (the load starts half a second before the profile and runs d plus a
 // second), and writes the profile to path.
@@ -124,25 +140,40 @@ func profileDuring(addr string, d time.Duration, path string, load func()) error
 	go func() { defer close(done); load() }()
 	time.Sleep(500 * time.Millisecond)
 	secs := max(1, int(d.Seconds()))
-	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs))
-	if err == nil {
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			err = fmt.Errorf("pprof: %s", resp.Status)
-		}
-	}
-	if err == nil {
-		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-			var f *os.File
-			if f, err = os.Create(path); err == nil {
-				_, err = io.Copy(f, resp.Body)
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-			}
-		}
+	tr := make(chan error, 1)
+	go func() { // an execution trace of 2 s from the middle of the phase
+		time.Sleep(d / 2)
+		tr <- fetchTo(fmt.Sprintf("http://%s/debug/pprof/trace?seconds=2", addr), strings.TrimSuffix(path, ".pprof")+".trace")
+	}()
+	err := fetchTo(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs), path)
+	if terr := <-tr; err == nil {
+		err = terr
 	}
 	<-done
+	return err
+}
+
+// fetchTo writes the body of a GET of url to path.
+func fetchTo(url, path string) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	if err = os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, resp.Body)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	return err
 }
 
@@ -321,6 +352,9 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 		}
 	}
 	if cfg.ProfileDir != "" && ctx.Err() == nil {
+		if err := os.MkdirAll(cfg.ProfileDir, 0o755); err != nil {
+			return rep, err
+		}
 		if judges, err = freshJudges(ctx, r, prefix, (cfg.Rounds+1)*cfg.Conns, cfg.Conns); err != nil {
 			return rep, err
 		}
@@ -332,9 +366,11 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 			{"judge", func() { judgeActions(hc, podiumURL, judges, cfg.ProfileFor+time.Second) }},
 		} {
 			path := filepath.Join(cfg.ProfileDir, ph.name+".pprof")
+			saveMetrics(podiumURL, filepath.Join(cfg.ProfileDir, ph.name+".metrics.before"))
 			if err := profileDuring(pprofAddr, cfg.ProfileFor, path, ph.run); err != nil {
 				return rep, fmt.Errorf("%s profile: %w", ph.name, err)
 			}
+			saveMetrics(podiumURL, filepath.Join(cfg.ProfileDir, ph.name+".metrics.after"))
 			cfg.Log("server CPU profile of a %s phase: %s", ph.name, path)
 		}
 	}
