@@ -248,7 +248,10 @@ func (s *State) contribOf(j *Judge) judgeContrib {
 		return judgeContrib{}
 	}
 	jc := judgeContrib{track: s.trackOf(j)}
-	if jc.track == "" {
+	// A judge who ranked nothing gives every project it saw 0 points (and Crowd-BT
+	// skips it): its lists need not be built, which matters for a judge who has walked
+	// hundreds of tables without ranking.
+	if jc.track == "" && len(j.Rankings) > 0 {
 		ranked, unranked := s.judgedLists(j)
 		rc, uc := len(ranked), len(unranked)
 		jc.rc = rc
