@@ -49,3 +49,19 @@ func TestRatioBenchmarkRuns(t *testing.T) {
 		t.Fatalf("report:\n%s", out.String())
 	}
 }
+
+func TestHasProjectID(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"project_id":"0194ab"}`:               true,
+		`{"project_id":""}`:                     false,
+		`{"project_id":null}`:                   false,
+		`{}`:                                    false,
+		`{"project_id":"`:                       false,
+		`{"status":"done","project_id":"x1"}`:   true,
+		`{"error":"no projects left to judge"}`: false,
+	} {
+		if got := hasProjectID([]byte(body)); got != want {
+			t.Errorf("%s: %v, want %v", body, got, want)
+		}
+	}
+}

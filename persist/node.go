@@ -63,6 +63,9 @@ type Options struct {
 	Ratings      bool
 	RatingsEvery int
 	RatingsQuiet time.Duration
+	// RatingsMinGap is the least time between the starts of two fits (default 2 s;
+	// negative: none).
+	RatingsMinGap time.Duration
 }
 
 // Node is the single writer: it owns the engine, applies every command in order,

@@ -17,7 +17,10 @@ import (
 // burst), never runs two fits at once, and waits ratingsSpacing times the last fit's
 // duration before the next (the fit never takes more than a tenth of one core, so under
 // a flood of finishes it leaves the writer alone; at 10,000 projects a refit then
-// happens about every 2 s).
+// happens about every 2 s), and at least RatingsMinGap (default 2 s) between the starts
+// of two fits: ratings a second or two old steer judges who spend minutes per table
+// just as well, and a small event's fast fits would otherwise run back to back under a
+// flood (copying the inputs holds the writer for a moment each time).
 //
 // After a start (and on a cluster node, once it first leads) it fits once whatever the
 // counter says: the journaled ratings may predate the last changes before the stop (a
@@ -28,6 +31,7 @@ import (
 const (
 	defaultRatingsEvery = 5
 	defaultRatingsQuiet = time.Second
+	defaultRatingsGap   = 2 * time.Second
 	ratingsPoll         = 100 * time.Millisecond
 	ratingsSpacing      = 9
 )
@@ -41,6 +45,10 @@ func (n *Node) ratingsLoop() {
 	quiet := n.opts.RatingsQuiet
 	if quiet <= 0 {
 		quiet = defaultRatingsQuiet
+	}
+	gap := n.opts.RatingsMinGap
+	if gap == 0 {
+		gap = defaultRatingsGap
 	}
 	tick := time.NewTicker(ratingsPoll)
 	defer tick.Stop()
@@ -82,6 +90,9 @@ func (n *Node) ratingsLoop() {
 		cmd := engine.FitRatings(in)
 		took := time.Since(start)
 		notBefore = time.Now().Add(ratingsSpacing * took)
+		if nb := start.Add(gap); nb.After(notBefore) {
+			notBefore = nb
+		}
 		if check && !in.Changes(cmd) {
 			n.log.Debug().Dur("took", took).Msg("ratings checked after start: current")
 			check, fitted, pending = false, in.Version, 0
