@@ -162,38 +162,41 @@ func slotName(x *judgingData, p *Project) string {
 }
 
 // BenchmarkFocusPickEqualNeeds2k: 2,000 projects with equal needs (no ratings fit yet,
-// or judges who never rank), a judge who has seen every other project, standing at
-// table 1,000; nothing held. Ref is the plain scan of every slot.
+// or judges who never rank), a judge standing at table 1,000 who has seen half of them:
+// every other one ("alternate"), or the 1,000 around its table ("around", the worst case
+// of the search outwards); nothing held. "ref" is the plain scan of every slot.
 func BenchmarkFocusPickEqualNeeds2k(b *testing.B) {
 	const n = 2000
-	x := newJudgingData()
-	x.slots = make([]slot, n)
-	x.proj = make([]*Project, n)
-	x.holders = make([][]holder, n)
-	x.mark = make([]uint32, n)
-	for k := range n {
-		x.slots[k] = slot{loc: int32(k + 1), flags: slotActive}
-		x.proj[k] = &Project{Location: k + 1, Ratings: ProjectRating{SD: ratingPriorSD}}
-		if k%2 == 0 {
-			x.mark[k] = 1
-		}
-	}
-	x.refreshFocus()
-	for _, ref := range []bool{true, false} {
-		name := map[bool]string{true: "ref", false: "new"}[ref]
-		b.Run(name, func(b *testing.B) {
-			r := NewRand(1)
-			for b.Loop() {
-				var p *Project
-				if ref {
-					p = x.focusPickRef(1, 1000, 0, 0, false, r)
-				} else {
-					p = x.focusPick(1, 1000, 0, 0, false, r)
-				}
-				if p == nil {
-					b.Fatal("no project")
-				}
+	for _, seen := range []string{"alternate", "around"} {
+		x := newJudgingData()
+		x.slots = make([]slot, n)
+		x.proj = make([]*Project, n)
+		x.holders = make([][]holder, n)
+		x.mark = make([]uint32, n)
+		for k := range n {
+			x.slots[k] = slot{loc: int32(k + 1), flags: slotActive}
+			x.proj[k] = &Project{Location: k + 1, Ratings: ProjectRating{SD: ratingPriorSD}}
+			if seen == "alternate" && k%2 == 0 || seen == "around" && k >= 500 && k < 1500 {
+				x.mark[k] = 1
 			}
-		})
+		}
+		x.refreshFocus()
+		for _, ref := range []bool{true, false} {
+			name := seen + map[bool]string{true: "/ref", false: "/new"}[ref]
+			b.Run(name, func(b *testing.B) {
+				r := NewRand(1)
+				for b.Loop() {
+					var p *Project
+					if ref {
+						p = x.focusPickRef(1, 1000, 0, 0, false, r)
+					} else {
+						p = x.focusPick(1, 1000, 0, 0, false, r)
+					}
+					if p == nil {
+						b.Fatal("no project")
+					}
+				}
+			})
+		}
 	}
 }
