@@ -112,7 +112,7 @@ const focusRunScan = 16
 //     testing once per run is the same.
 //   - Within a run all slots share need, and the floating-point score
 //     need − focusWalkCost·d is non-increasing in d (rounding is monotone; for the
-//     needs that occur, finite and at most about 1 + 0.35·SD², it is strictly
+//     needs that occur, finite and at most 0.5 + 0.35·SD², it is strictly
 //     decreasing). offer ranks by (score, then smaller dist): a slot at a larger d has
 //     a lower score, or an equal score and a larger dist, so it is strictly worse than
 //     any free slot of the run at the smallest d and is never among the best nor a tie.
