@@ -29,14 +29,16 @@ func focusNeed(r ProjectRating) float64 {
 }
 
 // refreshFocus recomputes the slots' needs and their order, highest first (after a
-// rebuild of the index or a ratings command).
+// rebuild of the index or a ratings command), and the runs of equal needs in that order
+// (focusPick handles a run at a time).
 func (x *judgingData) refreshFocus() {
 	n := len(x.proj)
 	if cap(x.focus) < n {
 		x.focus = make([]float64, n)
 		x.focusOrder = make([]int32, n)
+		x.focusRun = make([]int32, n)
 	}
-	x.focus, x.focusOrder = x.focus[:n], x.focusOrder[:n]
+	x.focus, x.focusOrder, x.focusRun = x.focus[:n], x.focusOrder[:n], x.focusRun[:n]
 	for k, p := range x.proj {
 		x.focus[k] = focusNeed(p.Ratings)
 		x.focusOrder[k] = int32(k)
@@ -47,6 +49,14 @@ func (x *judgingData) refreshFocus() {
 		}
 		return cmp.Compare(a, b)
 	})
+	// Runs by ==, so that a NaN need (never expected) is a run of its own.
+	for i := n - 1; i >= 0; i-- {
+		if i+1 < n && x.focus[x.focusOrder[i]] == x.focus[x.focusOrder[i+1]] {
+			x.focusRun[i] = x.focusRun[i+1]
+		} else {
+			x.focusRun[i] = int32(i + 1)
+		}
+	}
 }
 
 // focusBest collects the best candidates by (need less walk, then distance).
@@ -81,32 +91,126 @@ func (x *judgingData) distFrom(k, last int32) int32 {
 	return d
 }
 
+// focusRunScan is the longest run of equal needs that focusPick scans whole; a longer one
+// is searched from the judge's table outwards.
+const focusRunScan = 16
+
 // focusPick is focus mode's step 9 on the fast path: among the free candidates (not
 // excluded by epoch ep, active, not busy), the best by need less walk. Slots are visited
-// by need, highest first, and the visit stops once no later slot can win. nil when no
-// candidate is free.
+// by need, highest first, a run of equal needs at a time, and the visit stops once no
+// later slot can win. nil when no candidate is free.
+//
+// Before the first ratings fit, or while judges never rank, every project has the same
+// need: one run holds them all. A long run is therefore not scanned whole: only its
+// free slots nearest the judge's table are offered (focusNearest). The result is the
+// project the plain scan of every slot (the code before runs) chooses, with the same
+// random numbers drawn, which journal replay relies on:
+//   - The break test: the plain scan stops at the first slot with need < best.score.
+//     Every score offered is need − focusWalkCost·d ≤ need (d ≥ 0), so if the test fails
+//     at a run's first slot, best.score stays ≤ need for the rest of the run (an offer
+//     from the run cannot raise it above need), and the test fails for all of the run:
+//     testing once per run is the same.
+//   - Within a run all slots share need, and the floating-point score
+//     need − focusWalkCost·d is non-increasing in d (rounding is monotone; for the
+//     needs that occur, finite and at most 0.5 + 0.35·SD², it is strictly
+//     decreasing). offer ranks by (score, then smaller dist): a slot at a larger d has
+//     a lower score, or an equal score and a larger dist, so it is strictly worse than
+//     any free slot of the run at the smallest d and is never among the best nor a tie.
+//     Leaving it out changes nothing: offer keeps exactly the candidates equal to the
+//     best so far, whatever the order they come in.
+//   - pickTie sorts the ties by slot before drawing, so the order in which the nearest
+//     ones (left and right of the table) are offered does not matter.
+//
+// With last < 0 every distance is 0 and all free slots of a run tie, so runs are
+// scanned whole, as are short ones.
 func (x *judgingData) focusPick(ep uint32, last int32, now, window int64, stale bool, r *Rand) *Project {
 	best := focusBest{ties: x.ties[:0]}
 	defer func() { x.ties = best.ties[:0] }()
-	for _, k := range x.focusOrder {
-		need := x.focus[k]
+	order := x.focusOrder
+	for i := 0; i < len(order); {
+		run := order[i:x.focusRun[i]]
+		i += len(run)
+		need := x.focus[run[0]]
 		if len(best.ties) > 0 && need < best.score {
 			break
 		}
-		sl := &x.slots[k]
-		if sl.flags&slotActive == 0 || x.mark[k] == ep {
+		if last >= 0 && len(run) > focusRunScan {
+			x.focusNearest(&best, run, need, ep, last, now, window, stale)
 			continue
 		}
-		if sl.flags&slotHeld != 0 && (!stale || x.busy(k, now, window)) {
-			continue
+		for _, k := range run {
+			if x.focusFree(k, ep, now, window, stale) {
+				d := x.distFrom(k, last)
+				best.offer(k, need-focusWalkCost*float64(d), d)
+			}
 		}
-		d := x.distFrom(k, last)
-		best.offer(k, need-focusWalkCost*float64(d), d)
 	}
 	if len(best.ties) == 0 {
 		return nil
 	}
 	return x.pickTie(best.ties, r)
+}
+
+// focusFree reports whether slot k is a free candidate: active, not excluded by epoch
+// ep, and not held, or (stale) held only by assignments older than the busy window.
+func (x *judgingData) focusFree(k int32, ep uint32, now, window int64, stale bool) bool {
+	sl := &x.slots[k]
+	if sl.flags&slotActive == 0 || x.mark[k] == ep {
+		return false
+	}
+	return sl.flags&slotHeld == 0 || stale && !x.busy(k, now, window)
+}
+
+// focusNearest offers the free slots of run (slots of equal need) nearest table last
+// (≥ 0): the first free one on each side of the table, plus any free ones at the same
+// table, those of the nearer side only unless both sides are equally near.
+//
+// A run lists its slots in ascending slot index (refreshFocus breaks ties of need by
+// slot), and the slots are in table order (sync builds them from ProjectsByLocation,
+// sorted by location; setSlot copies a location only from the judging flow, which never
+// moves a project; any other command rebuilds the index), so the run's locations are
+// ascending too (non-decreasing: equal locations are kept apart by nothing but creation
+// order) and the judge's table is found by binary search.
+func (x *judgingData) focusNearest(best *focusBest, run []int32, need float64, ep uint32, last int32, now, window int64, stale bool) {
+	lo, hi := 0, len(run) // first position at or beyond table last
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if x.slots[run[m]].loc < last {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	right, left := lo, lo-1
+	for right < len(run) && !x.focusFree(run[right], ep, now, window, stale) {
+		right++
+	}
+	for left >= 0 && !x.focusFree(run[left], ep, now, window, stale) {
+		left--
+	}
+	dr, dl := int32(-1), int32(-1)
+	if right < len(run) {
+		dr = x.slots[run[right]].loc - last
+	}
+	if left >= 0 {
+		dl = last - x.slots[run[left]].loc
+	}
+	if dr >= 0 && (dl < 0 || dr <= dl) {
+		score, loc := need-focusWalkCost*float64(dr), x.slots[run[right]].loc
+		for ; right < len(run) && x.slots[run[right]].loc == loc; right++ {
+			if k := run[right]; x.focusFree(k, ep, now, window, stale) {
+				best.offer(k, score, dr)
+			}
+		}
+	}
+	if dl >= 0 && (dr < 0 || dl <= dr) {
+		score, loc := need-focusWalkCost*float64(dl), x.slots[run[left]].loc
+		for ; left >= 0 && x.slots[run[left]].loc == loc; left-- {
+			if k := run[left]; x.focusFree(k, ep, now, window, stale) {
+				best.offer(k, score, dl)
+			}
+		}
+	}
 }
 
 // focusAmong is focus mode's step 9 on a candidate list (groups, prioritized projects

@@ -52,6 +52,7 @@ type judgingData struct {
 	acc        []int32   // per project number: pairSums' scratch for dense rows
 	focus      []float64 // per slot: focus need (focus.go)
 	focusOrder []int32   // slots by focus need, highest first
+	focusRun   []int32   // per position in focusOrder: end of its run of equal needs
 	cands      []int32
 	free       []int32
 	ties       []int32
