@@ -142,26 +142,69 @@ func (c *Ctx) newID() ID {
 	}
 }
 
+// hasLineBreak reports whether b holds \r, \n, U+2028 or U+2029 (both encoded E2 80 A8/A9).
+func hasLineBreak(b []byte) bool {
+	for i, c := range b {
+		switch {
+		case c == '\r' || c == '\n':
+			return true
+		case c == 0xE2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9):
+			return true
+		}
+	}
+	return false
+}
+
+// logTimeLayout is the audit log's time format (UTC, milliseconds).
+const logTimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// appendLogTime appends ms (Unix milliseconds) in logTimeLayout, written by hand for
+// years 0–9999 (time.Format for any other).
+func appendLogTime(b []byte, ms int64) []byte {
+	t := time.UnixMilli(ms).UTC()
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(b, logTimeLayout)
+	}
+	h, mi, sec := t.Clock()
+	milli := t.Nanosecond() / 1e6
+	n2 := func(b []byte, v int) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
+	b = append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-')
+	b = append(n2(b, int(mo)), '-')
+	b = append(n2(b, d), 'T')
+	b = append(n2(b, h), ':')
+	b = append(n2(b, mi), ':')
+	b = append(n2(b, sec), '.')
+	return append(b, byte('0'+milli/100), byte('0'+milli/10%10), byte('0'+milli%10), 'Z')
+}
+
 // logLineBreaks keeps user input from splitting an audit entry into forged lines.
 var logLineBreaks = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "\u2028", " ", "\u2029", " ")
 
-// logf appends an audit log line "<time> [ACTOR] message" and emits it to admins.
+// logf appends an audit log line "<time> [ACTOR] message" and emits it to admins. It
+// runs for most commands on the writer, so the line is built in one buffer.
 func (c *Ctx) logf(format string, a ...any) {
 	s := c.state
-	who := "SYSTEM"
+	b := make([]byte, 0, 96)
+	b = appendLogTime(b, c.Time)
 	switch c.Actor.Kind {
 	case ActorAdmin:
-		who = "ADMIN"
+		b = append(b, " [ADMIN] "...)
 	case ActorJudge:
-		name := c.Actor.Judge.String()
+		b = append(b, " [JUDGE "...)
 		if j, ok := s.Judges[c.Actor.Judge]; ok {
-			name = j.Name
+			b = append(b, j.Name...)
+		} else {
+			b = append(b, c.Actor.Judge.String()...)
 		}
-		who = "JUDGE " + name
+		b = append(b, "] "...)
+	default:
+		// ActorPublic (QR self-signup) stays SYSTEM: SPEC §4 allows only SYSTEM, ADMIN, JUDGE.
+		b = append(b, " [SYSTEM] "...)
 	}
-	// ActorPublic (QR self-signup) stays SYSTEM: SPEC §4 allows only SYSTEM, ADMIN, JUDGE.
-	line := time.UnixMilli(c.Time).UTC().Format("2006-01-02T15:04:05.000Z07:00") + " [" + who + "] " + fmt.Sprintf(format, a...)
-	if strings.ContainsAny(line, "\r\n\u2028\u2029") {
+	b = fmt.Appendf(b, format, a...)
+	line := string(b)
+	if hasLineBreak(b) {
 		line = logLineBreaks.Replace(line) // names are user input: one entry is one line
 	}
 	s.Log = append(s.Log, line)
