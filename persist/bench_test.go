@@ -20,7 +20,7 @@ import (
 //
 //	go test ./persist -run '^$' -bench JournaledCommands -benchtime 3000x
 func BenchmarkJournaledCommands(b *testing.B) {
-	for _, writers := range []int{1, 16, 256} {
+	for _, writers := range []int{1, 16, 64, 256} {
 		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
 			n := openNode(&testing.T{}, b.TempDir(), Options{SnapshotEvery: 1 << 40})
 			defer n.Close()

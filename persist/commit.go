@@ -17,8 +17,11 @@ import (
 // time instead of apply + fsync, and the requests that arrive meanwhile form the next
 // group commit. Nobody is told of a change before its record is durable.
 //
-// The writer is at most one batch ahead of the disk (the hand-over is unbuffered).
-// Whatever must see only durable state waits for the pipeline to drain first: function
+// The writer is at most one batch ahead of the disk (the hand-over is unbuffered): it
+// applies the commands that arrive while the syncer is busy into one open batch, handed
+// over whole when the syncer is free (loop in node.go), so a command waits for at most
+// the fsync under way and its own. Whatever must see only durable state waits for the
+// open batch to be handed over and the pipeline to drain first: function
 // requests (backups, the probe's heal, captures for Snapshot), backup-first commands,
 // periodic snapshots and the rollback after a journal failure.
 
@@ -96,9 +99,16 @@ func (n *Node) answer(b *syncBatch) {
 	}
 }
 
-// drain waits until every batch handed to the syncer is journaled and answered. Writer
-// only.
-func (n *Node) drain() { n.inflight.Wait() }
+// drain hands the open batch over, if any, and waits until every batch handed to the
+// syncer is journaled and answered. Writer only.
+func (n *Node) drain() {
+	if n.open != nil {
+		n.inflight.Add(1)
+		n.toSync <- n.open
+		n.open, n.openBuf = nil, nil
+	}
+	n.inflight.Wait()
+}
 
 // settle runs in the writer before anything that reads the state as durable: it drains
 // the pipeline and, if a journal failure refused changes the engine already holds,
@@ -144,15 +154,22 @@ func (n *Node) process(batch []*request) {
 	n.commitGroup(batch[start:])
 }
 
-// commitGroup applies a group of commands and hands their records to the syncer.
+// commitGroup applies a group of commands into the open batch (the loop hands it to the
+// syncer).
 func (n *Node) commitGroup(group []*request) {
 	if len(group) == 0 {
 		return
 	}
-	// The caller reuses its batch slice: the syncer gets its own.
-	b := &syncBatch{group: append([]*request(nil), group...), recs: make([]JournalEntry, 0, len(group))}
-	buf := make([]byte, 0, 256*len(group))
-	for _, r := range b.group {
+	b := n.open
+	if b == nil {
+		// The syncer gets its own slices: the caller reuses its batch slice, and each
+		// batch has its own record buffer (slices of an outgrown array keep their bytes).
+		b = &syncBatch{group: make([]*request, 0, len(group)), recs: make([]JournalEntry, 0, len(group))}
+		n.open, n.openBuf = b, make([]byte, 0, 256*len(group))
+	}
+	b.group = append(b.group, group...)
+	buf := n.openBuf
+	for _, r := range group {
 		if err := n.Failure(); err != nil {
 			r.err = ErrReadOnly
 			continue
@@ -169,8 +186,6 @@ func (n *Node) commitGroup(group []*request) {
 			}
 			continue
 		}
-		// Records are appended to one buffer per batch (slices of an outgrown array
-		// keep their bytes).
 		from := len(buf)
 		buf, err = r.env.AppendJSON(buf)
 		payload := buf[from:len(buf):len(buf)]
@@ -185,8 +200,7 @@ func (n *Node) commitGroup(group []*request) {
 		b.recs = append(b.recs, JournalEntry{Index: n.eng.Applied(), Data: payload})
 		b.applied = append(b.applied, r)
 	}
-	n.inflight.Add(1)
-	n.toSync <- b
+	n.openBuf = buf
 }
 
 // rollback replaces the engine's state with the durable one (snapshot + journal) after

@@ -101,6 +101,10 @@ type Node struct {
 	wake         chan struct{}  // the syncer asks the idle writer to roll back
 	heldMu       sync.Mutex
 	held         []*syncBatch // refused batches, answered after the rollback
+	// open is the batch the writer is filling while the syncer is busy (writer only;
+	// nil when empty); openBuf holds its records' bytes.
+	open    *syncBatch
+	openBuf []byte
 
 	sinkMu sync.RWMutex
 	sink   func([]engine.Event)
@@ -358,8 +362,23 @@ func (n *Node) loop() {
 	defer tick.Stop()
 	batch := make([]*request, 0, maxBatch)
 	for {
+		// While the syncer is busy, commands that arrive are applied into the open batch,
+		// which it takes as soon as it is free: a command waits for the fsync under way
+		// and its own, never for a batch applied before it that waits to be handed over.
+		var out chan *syncBatch
+		if n.open != nil {
+			out = n.toSync
+		}
+		in := n.in
+		if n.open != nil && len(n.open.group) >= maxBatch {
+			in = nil // a full open batch waits for the syncer
+		}
+		n.inflight.Add(1) // for a hand-over in this select; taken back by every other case
 		select {
-		case r := <-n.in:
+		case out <- n.open:
+			n.open, n.openBuf = nil, nil
+		case r := <-in:
+			n.inflight.Done()
 			batch = append(batch[:0], r)
 		drain:
 			for len(batch) < maxBatch {
@@ -374,10 +393,13 @@ func (n *Node) loop() {
 			n.process(batch)
 			n.maybeSnapshot(false)
 		case <-tick.C:
+			n.inflight.Done()
 			n.maybeSnapshot(false)
 		case <-n.wake:
+			n.inflight.Done()
 			n.settle()
 		case <-n.quit:
+			n.inflight.Done()
 			// Finish what is in the pipeline, then refuse whatever is still queued.
 			n.settle()
 			close(n.toSync)
