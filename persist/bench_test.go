@@ -16,7 +16,7 @@ import (
 )
 
 // BenchmarkJournaledCommands measures commands per second through the writer with a
-// real fsync per batch, at 1, 16 and 256 concurrent writers.
+// real fsync per batch, at 1, 16, 64 and 256 concurrent writers.
 //
 //	go test ./persist -run '^$' -bench JournaledCommands -benchtime 3000x
 func BenchmarkJournaledCommands(b *testing.B) {
@@ -45,6 +45,39 @@ func BenchmarkJournaledCommands(b *testing.B) {
 			}
 			wg.Wait()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cmds/s")
+		})
+	}
+}
+
+// BenchmarkJournalAppend measures one Append (one pwrite and one fdatasync) of 1 or 16
+// records of 200 bytes, the group commit of a quiet and of a busy event. Segments of
+// 16 MiB are created as the journal fills (their preallocation is included).
+//
+//	go test ./persist -run '^$' -bench JournalAppend -benchtime 5000x
+func BenchmarkJournalAppend(b *testing.B) {
+	for _, records := range []int{1, 16} {
+		b.Run(fmt.Sprintf("records=%d", records), func(b *testing.B) {
+			j, err := OpenJournal(b.TempDir(), JournalOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer j.Close()
+			data := make([]byte, 200)
+			for i := range data {
+				data[i] = byte('a' + i%26)
+			}
+			batch := make([]JournalEntry, records)
+			next := uint64(1)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for k := range batch {
+					batch[k] = JournalEntry{Index: next, Data: data}
+					next++
+				}
+				if err := j.Append(batch); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

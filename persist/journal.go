@@ -19,8 +19,9 @@ import (
 //	<dir>/<first index:020d>.seg   records, each 8-byte aligned, then zeros
 //	<dir>/first                    the first live index after TruncateFront (optional)
 //
-// A segment is preallocated (fallocate) when it is created, so the space its records
-// need is reserved before any of them is acknowledged. A record is
+// A segment is preallocated (fallocate, then zeros written over it) when it is created,
+// so the space its records need is reserved before any of them is acknowledged, and a
+// record's fdatasync has no extent metadata to write (journal_unix.go). A record is
 //
 //	crc32c (4) | length (4) | index (8) | batch (8) | data (length) | zero padding to 8
 //
