@@ -188,6 +188,11 @@ func Open(dir string, opts Options) (*Node, error) {
 		st.Close()
 		return nil, err
 	}
+	if k, err := st.dropOrphanSnapshots(); err != nil {
+		n.log.Warn().Err(err).Msg("could not drop snapshots that are no longer current (they only take space)")
+	} else if k > 0 {
+		n.log.Info().Int("snapshots", k).Msg("dropped snapshots left by an interrupted snapshot write")
+	}
 	// A journal that cannot be written (a full disk) makes the node read-only from the
 	// start; it is retried like any later failure.
 	if err := j.Probe(); err != nil {

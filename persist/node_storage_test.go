@@ -2,6 +2,7 @@ package persist
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
 	"github.com/rs/zerolog"
 
 	"podium/engine"
@@ -166,4 +168,69 @@ func TestSnapshotDropsCoveredSegments(t *testing.T) {
 	if f := n.j.FirstIndex(); f != 61 {
 		t.Fatalf("journal first index %d, want 61", f)
 	}
+}
+
+// TestOrphanSnapshotsDroppedAtOpen: chunks of snapshots the pointer does not name (the
+// previous one when a crash came between the pointer flip and its DropPrefix, or an
+// unfinished one) are dropped when the node opens; the current one stays and loads.
+func TestOrphanSnapshotsDroppedAtOpen(t *testing.T) {
+	dir := t.TempDir()
+	n := openNode(t, dir, Options{SnapshotEvery: 1 << 40})
+	for i := 0; i < 5; i++ {
+		addProject(t, n, i)
+	}
+	if err := n.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	addProject(t, n, 5)
+	if err := n.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	want := stateHash(t, n)
+	ptr, found, err := n.st.pointer()
+	if err != nil || !found || ptr.ID < 2 {
+		t.Fatalf("pointer %+v found %v err %v: want a second snapshot", ptr, found, err)
+	}
+	// What a crash at the wrong moment leaves: the previous snapshot's chunks (id - 1)
+	// and the start of an unfinished one (id + 1).
+	for _, id := range []uint64{ptr.ID - 1, ptr.ID + 1} {
+		if err := n.st.db.Update(func(txn *badger.Txn) error {
+			return txn.Set(snapKey(id, 0), []byte("left over"))
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := snapshotIDs(t, n.st); len(got) != 3 {
+		t.Fatalf("snapshot ids before the restart: %v, want 3", got)
+	}
+	crash(n)
+	n = openNode(t, dir, Options{SnapshotEvery: 1 << 40})
+	defer n.Close()
+	if got := snapshotIDs(t, n.st); len(got) != 1 || got[0] != ptr.ID {
+		t.Fatalf("snapshot ids after the restart: %v, want only %d", got, ptr.ID)
+	}
+	if stateHash(t, n) != want {
+		t.Fatal("state after restart differs")
+	}
+}
+
+// snapshotIDs lists the snapshot ids that have chunks in the store.
+func snapshotIDs(t *testing.T, st *Store) []uint64 {
+	t.Helper()
+	var ids []uint64
+	err := st.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixSnapshot})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			id := binary.BigEndian.Uint64(it.Item().Key()[len(prefixSnapshot):])
+			if len(ids) == 0 || ids[len(ids)-1] != id {
+				ids = append(ids, id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }

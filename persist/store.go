@@ -510,6 +510,48 @@ func (st *Store) trimJournal(seq uint64) {
 	}
 }
 
+// dropOrphanSnapshots drops the chunks of every snapshot the pointer does not name:
+// the previous snapshot when a crash came between a new one's pointer flip and the
+// DropPrefix after it (nothing else would ever drop it), or an unfinished one. One
+// DropPrefix for all of them. It returns how many snapshots it dropped; a read-only
+// store is left alone (a later start cleans up).
+func (st *Store) dropOrphanSnapshots() (int, error) {
+	st.snapMu.Lock()
+	defer st.snapMu.Unlock()
+	if st.db == nil || st.ro {
+		return 0, nil
+	}
+	ptr, found, err := st.pointer()
+	if err != nil {
+		return 0, err
+	}
+	var orphans [][]byte
+	err = st.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixSnapshot})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); {
+			k := it.Item().Key()
+			if len(k) < len(prefixSnapshot)+8 {
+				it.Next()
+				continue
+			}
+			id := binary.BigEndian.Uint64(k[len(prefixSnapshot):])
+			if !found || id != ptr.ID {
+				orphans = append(orphans, snapPrefix(id))
+			}
+			it.Seek(snapPrefix(id + 1)) // the next snapshot's chunks
+		}
+		return nil
+	})
+	if err != nil || len(orphans) == 0 {
+		return 0, err
+	}
+	if err := st.db.DropPrefix(orphans...); err != nil {
+		return 0, err
+	}
+	return len(orphans), nil
+}
+
 func (st *Store) pointer() (snapPointer, bool, error) {
 	var p snapPointer
 	found := false
