@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -142,21 +143,30 @@ func readBody(c *fiber.Ctx, st *bodyState) error {
 var errOverLimit = errors.New("body over limit")
 
 // readLimited reads r to its end, failing with errOverLimit past limit bytes. sizeHint
-// (the Content-Length, or < 0) sizes the buffer.
+// (the Content-Length, or < 0) sizes the buffer: a body of that size is read into one
+// allocation, the spare byte taking the read that reports its end.
 func readLimited(r io.Reader, limit, sizeHint int) ([]byte, error) {
 	n := 512
 	if sizeHint > 0 {
-		n = min(sizeHint, limit) + 1 // +1: reaching EOF needs no second buffer
+		n = min(sizeHint, limit) + 1
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, n))
-	got, err := buf.ReadFrom(io.LimitReader(r, int64(limit)+1))
-	if err != nil {
-		return nil, err
+	buf := make([]byte, 0, n)
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(max(cap(buf), 512), limit+1-len(buf)))
+		}
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if len(buf) > limit {
+			return nil, errOverLimit
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if got > int64(limit) {
-		return nil, errOverLimit
-	}
-	return buf.Bytes(), nil
 }
 
 // drainBody discards what is left of the request body (up to drainLimit) so the answer

@@ -1,10 +1,10 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -134,10 +134,11 @@ func bindJSON(c *fiber.Ctx, v any, optional bool) error {
 
 // decodeJSON is bindJSON on a body already read. A JSON null is not an object: 400.
 func decodeJSON(body []byte, v any, optional bool) error {
-	if strings.TrimSpace(string(body)) == "null" {
+	trimmed := bytes.TrimSpace(body)
+	if string(trimmed) == "null" {
 		return badRequest("request body has the wrong type (want a JSON object)")
 	}
-	if len(strings.TrimSpace(string(body))) == 0 {
+	if len(trimmed) == 0 {
 		if optional {
 			return nil
 		}
