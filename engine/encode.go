@@ -46,6 +46,7 @@ func (s *State) EncodeTo(w io.Writer) error {
 type streamEncoder struct {
 	w   io.Writer
 	err error
+	buf []byte // reused by the hand-written encodings
 }
 
 func (e *streamEncoder) raw(s string) {
@@ -56,6 +57,26 @@ func (e *streamEncoder) raw(s string) {
 
 func (e *streamEncoder) value(v any) {
 	if e.err != nil {
+		return
+	}
+	// The bulk of a state (judges with their seen lists, map keys, log lines) is
+	// appended by hand, byte for byte what encoding/json writes; the rest by reflection.
+	switch x := v.(type) {
+	case *Judge:
+		if x != nil {
+			e.buf, e.err = x.appendJSON(e.buf[:0])
+			if e.err == nil {
+				_, e.err = e.w.Write(e.buf)
+			}
+			return
+		}
+	case ID:
+		e.buf = appendID(e.buf[:0], x)
+		_, e.err = e.w.Write(e.buf)
+		return
+	case string:
+		e.buf = appendJSONString(e.buf[:0], x)
+		_, e.err = e.w.Write(e.buf)
 		return
 	}
 	b, err := json.Marshal(v)
