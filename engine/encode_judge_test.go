@@ -13,10 +13,8 @@ import (
 // floats of every magnitude), and fails like it on a NaN reliability.
 func TestJudgeAppendJSONMatchesMarshal(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	texts := []string{"", "ok", "great demo", `quote " and \ backslash`, "<script>&</script>",
-		"tab\tnew\nline\x00nul", "héllo wörld ✓", "bad utf8 \xff\xfe", "line\u2028sep", "emoji 🎉"}
-	text := func() string { return texts[r.IntN(len(texts))] }
-	id := func() ID { return newID(r.Int64N(1<<40), NewRand(r.Uint64())) }
+	text := func() string { return awkwardTexts[r.IntN(len(awkwardTexts))] }
+	id := func() ID { return randID(r) }
 	ids := func() []ID {
 		switch r.IntN(3) {
 		case 0:

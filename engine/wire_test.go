@@ -6,12 +6,19 @@ import (
 	"testing"
 )
 
+// awkwardTexts are strings encoding/json escapes in every way it can (quotes,
+// backslashes, HTML characters, control characters, invalid UTF-8, U+2028).
+var awkwardTexts = []string{"", "ok", "great demo", `quote " and \ backslash`, "<script>&</script>",
+	"tab\tnew\nline\x00nul", "héllo wörld ✓", "bad utf8 \xff\xfe", "line\u2028sep", "emoji 🎉"}
+
+// randID returns a random id as the engine makes them.
+func randID(r *rand.Rand) ID { return newID(r.Int64N(1<<40), NewRand(r.Uint64())) }
+
 // The hand-written journal encoding must be byte for byte what encoding/json writes.
 func TestAppendJSONMatchesMarshal(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	texts := []string{"", "ok", "great demo", `quote " and \ backslash`, "<script>&</script>",
-		"tab\tnew\nline\x00nul", "héllo wörld ✓", "bad utf8 \xff\xfe", "line\u2028sep", "emoji 🎉"}
-	id := func() ID { return newID(r.Int64N(1<<40), NewRand(r.Uint64())) }
+	texts := awkwardTexts
+	id := func() ID { return randID(r) }
 	actors := []Actor{Admin, System, Public, JudgeActor(id())}
 	for i := 0; i < 2000; i++ {
 		var cmd Command

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -538,6 +539,9 @@ func (st *Store) dropOrphanSnapshots() (int, error) {
 			id := binary.BigEndian.Uint64(k[len(prefixSnapshot):])
 			if !found || id != ptr.ID {
 				orphans = append(orphans, snapPrefix(id))
+			}
+			if id == math.MaxUint64 {
+				break
 			}
 			it.Seek(snapPrefix(id + 1)) // the next snapshot's chunks
 		}
