@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
@@ -78,6 +79,62 @@ func BenchmarkJournalAppend(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkJournalAppendDuringSnapshots measures a 16-record Append (one fdatasync)
+// while snapshots of 24 MiB are written to Badger in a loop (50 ms apart), against the
+// same without snapshots: how much a snapshot's writes slow the journal down.
+//
+//	go test ./persist -run '^$' -bench JournalAppendDuringSnapshots -benchtime 20000x
+func BenchmarkJournalAppendDuringSnapshots(b *testing.B) {
+	for _, snapshots := range []bool{false, true} {
+		b.Run(fmt.Sprintf("snapshots=%v", snapshots), func(b *testing.B) {
+			dir := b.TempDir()
+			j, err := OpenJournal(dir+"/journal", JournalOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer j.Close()
+			st, err := OpenStore(dir, zerolog.Nop())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			snap := snapData(7, 24<<20)
+			stop := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for seq := uint64(1); snapshots; seq++ {
+					select {
+					case <-stop:
+						return
+					case <-time.After(50 * time.Millisecond):
+					}
+					if _, err := st.WriteSnapshotFrom(func(w io.Writer) error { _, err := w.Write(snap); return err }, seq, 0); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+			data := make([]byte, 200)
+			batch := make([]JournalEntry, 16)
+			next := uint64(1)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for k := range batch {
+					batch[k] = JournalEntry{Index: next, Data: data}
+					next++
+				}
+				if err := j.Append(batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			close(stop)
+			<-done
 		})
 	}
 }

@@ -90,3 +90,62 @@ func countKeys(t *testing.T, st *Store, prefix []byte) int {
 	}
 	return n
 }
+
+// TestSnapshotChunkGroups: chunks are written several to a transaction; whatever the
+// size (empty, one byte, exact multiples of a chunk and of a group, one byte over), a
+// snapshot is stored as full 1 MiB chunks and one shorter last chunk (one empty chunk
+// when empty) and reads back byte for byte.
+func TestSnapshotChunkGroups(t *testing.T) {
+	st, err := OpenStore(t.TempDir(), zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	group := snapChunkSize * snapChunksPerTxn
+	for i, size := range []int{0, 1, snapChunkSize, snapChunkSize + 1, group - 1, group, group + 1, 2*group + snapChunkSize/2} {
+		want := make([]byte, size)
+		for k := range want {
+			want[k] = byte(k*13 + k/4096 + i)
+		}
+		encode := func(w io.Writer) error {
+			for p := want; len(p) > 0; {
+				n := min(len(p), 300_001)
+				if _, err := w.Write(p[:n]); err != nil {
+					return err
+				}
+				p = p[n:]
+			}
+			return nil
+		}
+		if _, err := st.WriteSnapshotFrom(encode, uint64(i+1), 1); err != nil {
+			t.Fatalf("size %d: %v", size, err)
+		}
+		got, ptr, found, err := st.loadSnapshot()
+		if err != nil || !found || !bytes.Equal(got, want) {
+			t.Fatalf("size %d: read back: found %v err %v equal %v", size, found, err, bytes.Equal(got, want))
+		}
+		chunks := max(1, (size+snapChunkSize-1)/snapChunkSize)
+		if ptr.Chunks != chunks {
+			t.Fatalf("size %d: %d chunks, want %d", size, ptr.Chunks, chunks)
+		}
+		err = st.db.View(func(txn *badger.Txn) error {
+			for n := 0; n < chunks; n++ {
+				item, err := txn.Get(snapKey(ptr.ID, n))
+				if err != nil {
+					return err
+				}
+				v, err := item.ValueCopy(nil)
+				if err != nil {
+					return err
+				}
+				if want := min(snapChunkSize, size-n*snapChunkSize); len(v) != want {
+					t.Errorf("size %d: chunk %d holds %d bytes, want %d", size, n, len(v), want)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -35,6 +35,9 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 const snapChunkSize = 1 << 20
 
+// snapChunksPerTxn chunks go into one Badger transaction (one synced value-log write).
+const snapChunksPerTxn = 4
+
 // snapPointer says which snapshot is current and which journal sequence it covers.
 type snapPointer struct {
 	ID      uint64 `json:"id"`
@@ -378,7 +381,7 @@ func (st *Store) WriteSnapshotFrom(encode func(io.Writer) error, seq uint64, sav
 	if hasOld {
 		id = old.ID + 1
 	}
-	cw := &chunkWriter{st: st, id: id, buf: make([]byte, 0, snapChunkSize)}
+	cw := &chunkWriter{st: st, id: id, buf: make([]byte, 0, snapChunkSize*snapChunksPerTxn)}
 	err = encode(cw)
 	if err == nil {
 		err = cw.flush(true)
@@ -419,10 +422,10 @@ type chunkWriter struct {
 func (cw *chunkWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
-		take := min(len(p), snapChunkSize-len(cw.buf))
+		take := min(len(p), snapChunkSize*snapChunksPerTxn-len(cw.buf))
 		cw.buf = append(cw.buf, p[:take]...)
 		p = p[take:]
-		if len(cw.buf) == snapChunkSize {
+		if len(cw.buf) == snapChunkSize*snapChunksPerTxn {
 			if err := cw.flush(false); err != nil {
 				return n - len(p), err
 			}
@@ -431,20 +434,29 @@ func (cw *chunkWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// flush stores the buffered bytes as the next chunk (at the end, even when empty if no
-// chunk was stored yet).
+// flush stores the buffered bytes as the next chunks, in one transaction (at the end,
+// one empty chunk if no chunk was stored yet).
 func (cw *chunkWriter) flush(final bool) error {
 	if len(cw.buf) == 0 && !(final && cw.chunks == 0) {
 		return nil
 	}
-	chunk := cw.buf
-	if err := cw.st.db.Update(func(txn *badger.Txn) error { return txn.Set(snapKey(cw.id, cw.chunks), chunk) }); err != nil {
+	buf := cw.buf
+	stored := 0
+	if err := cw.st.db.Update(func(txn *badger.Txn) error {
+		for off := 0; off < len(buf) || (off == 0 && len(buf) == 0); off += snapChunkSize {
+			if err := txn.Set(snapKey(cw.id, cw.chunks+stored), buf[off:min(off+snapChunkSize, len(buf))]); err != nil {
+				return err
+			}
+			stored++
+		}
+		return nil
+	}); err != nil {
 		return fmt.Errorf("write snapshot chunk: %w", err)
 	}
-	cw.crc = crc32.Update(cw.crc, crcTable, chunk)
-	cw.size += len(chunk)
-	cw.chunks++
-	cw.buf = cw.buf[:0] // Badger needs the value only until the transaction commits
+	cw.crc = crc32.Update(cw.crc, crcTable, buf)
+	cw.size += len(buf)
+	cw.chunks += stored
+	cw.buf = cw.buf[:0] // Badger needs the values only until the transaction commits
 	return nil
 }
 
