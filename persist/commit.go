@@ -84,7 +84,11 @@ func (n *Node) commitBatch(b *syncBatch) {
 
 // answer releases a batch's results, then its events.
 func (n *Node) answer(b *syncBatch) {
-	var events []engine.Event
+	count := 0
+	for _, r := range b.group {
+		count += len(r.events)
+	}
+	events := make([]engine.Event, 0, count)
 	for _, r := range b.group {
 		events = append(events, r.events...)
 		close(r.done)

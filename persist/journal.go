@@ -104,6 +104,7 @@ type Journal struct {
 	last     uint64 // last index written; first > last means empty
 	// dirtyTo: a failed write may have left bytes in the active segment up to here.
 	dirtyTo int64
+	wbuf    []byte // Append's write buffer (under appendMu)
 	closed  bool
 	// fault, when set (tests only), fails every write and allocation as a full disk or
 	// an I/O error would, before touching the file.
@@ -277,7 +278,13 @@ func (j *Journal) Append(entries []JournalEntry) error {
 			return err
 		}
 	}
-	buf := make([]byte, size, max(size, j.dirtyTo-seg.end))
+	// One buffer for every Append (they are serialised): the write is synchronous.
+	need := max(size, j.dirtyTo-seg.end)
+	if int64(cap(j.wbuf)) < need || cap(j.wbuf) > 4<<20 && need < 1<<20 {
+		j.wbuf = make([]byte, need)
+	}
+	clear(j.wbuf[:need]) // padding, and the zeros over a failed write's leftovers below
+	buf := j.wbuf[:size]
 	offsets := make([]int64, len(entries))
 	p := int64(0)
 	for i, e := range entries {

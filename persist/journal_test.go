@@ -412,3 +412,44 @@ func TestJournalConcurrentReadsDuringAppends(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalAppendZeroesOverFailedWrite: after a failed write, the next Append writes
+// zeros over everything the failed one may have left (up to where it reached), even
+// when its own records are fewer and the write buffer last held other records; a
+// reopen then finds a clean end after the last record.
+func TestJournalAppendZeroesOverFailedWrite(t *testing.T) {
+	dir := t.TempDir()
+	j := openJ(t, dir, 1<<20)
+	appendRange(t, j, 1, 40, 40) // fills the write buffer with records
+	// The failed write "reached" as far as 40 more records would.
+	j.SetFault(func() error { return syscall.EIO })
+	var big []JournalEntry
+	for i := uint64(41); i <= 80; i++ {
+		big = append(big, JournalEntry{Index: i, Data: payload(i)})
+	}
+	if err := j.Append(big); err == nil {
+		t.Fatal("append with a fault succeeded")
+	}
+	seg := j.active()
+	end, dirty := seg.end, j.dirtyTo
+	if dirty <= end {
+		t.Fatalf("dirtyTo %d not past the end %d", dirty, end)
+	}
+	// Leftovers of the failed write on disk: non-zero bytes up to dirtyTo.
+	if _, err := seg.f.WriteAt(bytes.Repeat([]byte{0xAB}, int(dirty-end)), end); err != nil {
+		t.Fatal(err)
+	}
+	j.SetFault(nil)
+	appendRange(t, j, 41, 41, 1)
+	data, err := os.ReadFile(seg.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nz := lastNonZero(data); nz > seg.end {
+		t.Fatalf("non-zero bytes up to %d after the last record's end %d", nz, seg.end)
+	}
+	j.Close()
+	j = openJ(t, dir, 1<<20)
+	defer j.Close()
+	checkRange(t, j, 1, 41)
+}
