@@ -63,23 +63,28 @@ func BenchmarkJournalAppend(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer j.Close()
-			data := make([]byte, 200)
-			for i := range data {
-				data[i] = byte('a' + i%26)
-			}
-			batch := make([]JournalEntry, records)
-			next := uint64(1)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				for k := range batch {
-					batch[k] = JournalEntry{Index: next, Data: data}
-					next++
-				}
-				if err := j.Append(batch); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchAppends(b, j, records)
 		})
+	}
+}
+
+// benchAppends times b.N Appends of records records of 200 bytes each.
+func benchAppends(b *testing.B, j *Journal, records int) {
+	data := make([]byte, 200)
+	for i := range data {
+		data[i] = byte('a' + i%26)
+	}
+	batch := make([]JournalEntry, records)
+	next := uint64(1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k := range batch {
+			batch[k] = JournalEntry{Index: next, Data: data}
+			next++
+		}
+		if err := j.Append(batch); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -119,19 +124,7 @@ func BenchmarkJournalAppendDuringSnapshots(b *testing.B) {
 					}
 				}
 			}()
-			data := make([]byte, 200)
-			batch := make([]JournalEntry, 16)
-			next := uint64(1)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				for k := range batch {
-					batch[k] = JournalEntry{Index: next, Data: data}
-					next++
-				}
-				if err := j.Append(batch); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchAppends(b, j, 16)
 			b.StopTimer()
 			close(stop)
 			<-done
