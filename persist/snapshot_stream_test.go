@@ -23,17 +23,7 @@ func TestStreamedSnapshotChunks(t *testing.T) {
 	for i := range want {
 		want[i] = byte(i*7 + i/1000)
 	}
-	encode := func(w io.Writer) error {
-		for p := want; len(p) > 0; {
-			n := min(len(p), 777)
-			if _, err := w.Write(p[:n]); err != nil {
-				return err
-			}
-			p = p[n:]
-		}
-		return nil
-	}
-	size, err := st.WriteSnapshotFrom(encode, 10, 1)
+	size, err := st.WriteSnapshotFrom(writeInPieces(want, 777), 10, 1)
 	if err != nil || size != len(want) {
 		t.Fatalf("write: size %d err %v", size, err)
 	}
@@ -107,17 +97,7 @@ func TestSnapshotChunkGroups(t *testing.T) {
 		for k := range want {
 			want[k] = byte(k*13 + k/4096 + i)
 		}
-		encode := func(w io.Writer) error {
-			for p := want; len(p) > 0; {
-				n := min(len(p), 300_001)
-				if _, err := w.Write(p[:n]); err != nil {
-					return err
-				}
-				p = p[n:]
-			}
-			return nil
-		}
-		if _, err := st.WriteSnapshotFrom(encode, uint64(i+1), 1); err != nil {
+		if _, err := st.WriteSnapshotFrom(writeInPieces(want, 300_001), uint64(i+1), 1); err != nil {
 			t.Fatalf("size %d: %v", size, err)
 		}
 		got, ptr, found, err := st.loadSnapshot()
@@ -147,5 +127,19 @@ func TestSnapshotChunkGroups(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// writeInPieces returns an encoder that writes data in pieces of at most n bytes.
+func writeInPieces(data []byte, n int) func(io.Writer) error {
+	return func(w io.Writer) error {
+		for p := data; len(p) > 0; {
+			k := min(len(p), n)
+			if _, err := w.Write(p[:k]); err != nil {
+				return err
+			}
+			p = p[k:]
+		}
+		return nil
 	}
 }
