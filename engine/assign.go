@@ -526,7 +526,7 @@ func (s *State) assignTo(j *Judge, p *Project, c *Ctx) {
 	}
 	x.refresh(p)
 	x.hold(s, p.ID, j)
-	c.logf("assigned project %s (table %d)", p.Name, p.Location)
+	c.logProject("assigned", p)
 	c.changed("judge", j.ID)
 	c.changed("project", p.ID)
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -117,6 +118,9 @@ func (c *Ctx) emit(ev Event) {
 	if ev.Type == EvExpo {
 		c.state.publicAt++ // a refused command's bump costs a rebuild, never a stale listing
 	}
+	if c.events == nil {
+		c.events = make([]Event, 0, 4) // a judge's next emits three
+	}
 	c.events = append(c.events, ev)
 }
 
@@ -182,11 +186,27 @@ func appendLogTime(b []byte, ms int64) []byte {
 var logLineBreaks = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "\u2028", " ", "\u2029", " ")
 
 // logf appends an audit log line "<time> [ACTOR] message" and emits it to admins. It
-// runs for most commands on the writer, so the line is built in one buffer.
+// runs for most commands on the writer, so the line is built in one reused buffer.
 func (c *Ctx) logf(format string, a ...any) {
+	c.logEnd(fmt.Appendf(c.logStart(), format, a...))
+}
+
+// logProject is logf("<verb> project %s (table %d)<tail>", p.Name, p.Location) without
+// fmt: the judging flow writes one of these per next, finish and skip.
+func (c *Ctx) logProject(verb string, p *Project, tail ...string) {
+	b := append(c.logStart(), verb...)
+	b = append(append(b, " project "...), p.Name...)
+	b = append(strconv.AppendInt(append(b, " (table "...), int64(p.Location), 10), ')')
+	for _, t := range tail {
+		b = append(b, t...)
+	}
+	c.logEnd(b)
+}
+
+// logStart starts an audit line in the state's scratch buffer: time and actor.
+func (c *Ctx) logStart() []byte {
 	s := c.state
-	b := make([]byte, 0, 96)
-	b = appendLogTime(b, c.Time)
+	b := appendLogTime(s.logBuf[:0], c.Time)
 	switch c.Actor.Kind {
 	case ActorAdmin:
 		b = append(b, " [ADMIN] "...)
@@ -202,7 +222,16 @@ func (c *Ctx) logf(format string, a ...any) {
 		// ActorPublic (QR self-signup) stays SYSTEM: SPEC §4 allows only SYSTEM, ADMIN, JUDGE.
 		b = append(b, " [SYSTEM] "...)
 	}
-	b = fmt.Appendf(b, format, a...)
+	return b
+}
+
+// logEnd stores the line logStart began and emits it; the buffer is kept for the next
+// line unless a huge one grew it.
+func (c *Ctx) logEnd(b []byte) {
+	s := c.state
+	if cap(b) <= 4096 {
+		s.logBuf = b[:0]
+	}
 	line := string(b)
 	if hasLineBreak(b) {
 		line = logLineBreaks.Replace(line) // names are user input: one entry is one line

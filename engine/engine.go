@@ -32,7 +32,12 @@ func (e *Engine) applyLocked(env *Envelope) (result any, events []Event, err err
 	if env.Cmd == nil {
 		return nil, nil, invalidf("empty command")
 	}
-	c := &Ctx{Time: env.Time, Rand: NewRand(env.Seed), Actor: env.Actor, state: e.s}
+	cr := &struct { // one allocation for the context and its random numbers
+		c Ctx
+		r Rand
+	}{r: Rand{state: env.Seed}}
+	cr.c = Ctx{Time: env.Time, Rand: &cr.r, Actor: env.Actor, state: e.s}
+	c := &cr.c
 	defer func() {
 		if r := recover(); r != nil {
 			// A bug, never bad input: report it as an internal error.

@@ -61,3 +61,53 @@ func BenchmarkApply(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cmds/s")
 	})
 }
+
+// BenchmarkJudgeLoop is the writer's share of the ratio benchmark's judge phase
+// (loadtest -ratio): 64 judges take turns at next → finish over 2,000 projects, and a
+// judge who has seen them all is replaced by a fresh one. One op is one command.
+//
+//	go test ./engine -run '^$' -bench JudgeLoop -benchmem
+func BenchmarkJudgeLoop(b *testing.B) {
+	e := New()
+	now := int64(1_700_000_000_000)
+	seed := uint64(1)
+	apply := func(actor Actor, cmd Command) any {
+		now++
+		seed++
+		res, _, err := e.Apply(&Envelope{Time: now, Seed: seed * 0x9e3779b97f4a7c15, Actor: actor, Cmd: cmd})
+		if err != nil {
+			b.Fatalf("%s: %v", cmd.Kind(), err)
+		}
+		return res
+	}
+	ps := make([]NewProject, 2000)
+	for i := range ps {
+		ps[i] = NewProject{Name: fmt.Sprintf("ratio project %d", i), Description: "a project of the ratio benchmark"}
+	}
+	apply(Admin, &CreateProjects{Projects: ps})
+	apply(Admin, &ClockUnpause{})
+	made := 0
+	fresh := func() ID {
+		made++
+		res := apply(Admin, &CreateJudges{Judges: []NewJudge{{Name: fmt.Sprint("judge ", made), Email: fmt.Sprintf("j%d@example.com", made)}},
+			Codes: []string{fmt.Sprintf("%08d", 10_000_000+made)}}).([]CreatedJudge)
+		return res[0].ID
+	}
+	js := make([]ID, 64)
+	for i := range js {
+		js[i] = fresh()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += 2 {
+		k := (i / 2) % len(js)
+		j := js[k]
+		if res := apply(JudgeActor(j), &JudgeNext{Judge: j}).(NextResult); res.ProjectID.IsZero() {
+			b.StopTimer()
+			js[k] = fresh()
+			b.StartTimer()
+			continue
+		}
+		apply(JudgeActor(j), &JudgeFinish{Judge: j, Notes: "ok"})
+	}
+}

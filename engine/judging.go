@@ -121,7 +121,7 @@ func (cmd *JudgeSkip) apply(s *State, c *Ctx) (any, error) {
 		j.Flagged = append(j.Flagged, p.ID)
 	}
 	s.addFlag(c, Flag{ProjectID: p.ID, JudgeID: j.ID, ProjectName: p.Name, ProjectLocation: p.Location, JudgeName: j.Name, Reason: cmd.Reason})
-	c.logf("skipped project %s (table %d): %s", p.Name, p.Location, cmd.Reason)
+	c.logProject("skipped", p, ": ", cmd.Reason)
 	if cmd.Reason == SkipAbsent {
 		s.maybeHideAbsent(p, c)
 	}
@@ -267,7 +267,7 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 		x.pairsDirty = true
 	}
 	x.scores.judgeChanged(j.ID, true)
-	c.logf("finished project %s (table %d)", p.Name, p.Location)
+	c.logProject("finished", p)
 
 	if general && o.MultiGroup && o.SwitchingMode == "auto" && o.NumGroups > 0 {
 		j.GroupSeen++

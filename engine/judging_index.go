@@ -507,6 +507,7 @@ func (s *State) pairCountOf(a, b ID) int {
 type seenSlots struct {
 	n     int
 	slots []int32
+	bits  []uint64 // bit k is set when slot k is in slots (hasSeen without a scan)
 
 	skipOK    bool
 	skipLen   int
@@ -517,7 +518,10 @@ type seenSlots struct {
 // seenSlotsOf returns the slots of j's seen projects. Between rebuilds of the index
 // (any command outside the judging flow), a judge's seen list only grows at its end, so
 // only the entries added since the last call are looked up.
-func (x *judgingData) seenSlotsOf(j *Judge) []int32 {
+func (x *judgingData) seenSlotsOf(j *Judge) []int32 { return x.seenOf(j).slots }
+
+// seenOf is seenSlotsOf's cache entry, brought up to date.
+func (x *judgingData) seenOf(j *Judge) *seenSlots {
 	if x.seenSlots == nil {
 		x.seenSlots = map[ID]*seenSlots{}
 	}
@@ -529,10 +533,15 @@ func (x *judgingData) seenSlotsOf(j *Judge) []int32 {
 	for _, sp := range j.SeenProjects[c.n:] {
 		if k, ok := x.slotOf[sp.ProjectID]; ok {
 			c.slots = append(c.slots, k)
+			w := int(k >> 6)
+			if w >= len(c.bits) {
+				c.bits = append(c.bits, make([]uint64, w+1-len(c.bits))...)
+			}
+			c.bits[w] |= 1 << (k & 63)
 		}
 	}
 	c.n = len(j.SeenProjects)
-	return c.slots
+	return c
 }
 
 // slotsFor returns the judge's cache entry (seenSlotsOf).
@@ -578,10 +587,7 @@ func (x *judgingData) skipsChanged(j *Judge) {
 
 // hasSeen reports whether j finished project p (whose slot is k).
 func (x *judgingData) hasSeen(j *Judge, k int32) bool {
-	for _, v := range x.seenSlotsOf(j) {
-		if v == k {
-			return true
-		}
-	}
-	return false
+	bits := x.seenOf(j).bits
+	w := int(k >> 6)
+	return k >= 0 && w < len(bits) && bits[w]&(1<<(k&63)) != 0
 }

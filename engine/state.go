@@ -44,6 +44,7 @@ type State struct {
 	maxLocOK   bool          // maxLoc is up to date
 	jx         *judgingData  // judging flow's derived data (judging_index.go)
 	publicAt   uint64        // version of the public project listing (see PublicListChangedAt)
+	logBuf     []byte        // scratch for building audit lines (Ctx.logStart)
 }
 
 // PublicListChangedAt is the public project listing's version: it grows whenever a
