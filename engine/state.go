@@ -315,6 +315,19 @@ func (s *State) JudgeByToken(tokenHash string) (*Judge, bool) {
 	return j, ok
 }
 
+// JudgeByTokenHash is JudgeByToken for a hash in bytes (looked up without a copy).
+func (s *State) JudgeByTokenHash(tokenHash []byte) (*Judge, bool) {
+	if len(tokenHash) == 0 {
+		return nil, false
+	}
+	id, ok := s.tokenIndex[string(tokenHash)]
+	if !ok {
+		return nil, false
+	}
+	j, ok := s.Judges[id]
+	return j, ok
+}
+
 // JudgeByCode returns the judge with the given login code.
 func (s *State) JudgeByCode(code string) (*Judge, bool) {
 	id, ok := s.codeIndex[code]

@@ -50,10 +50,17 @@ func appendID(b []byte, id ID) []byte {
 // appendJSONString appends s as encoding/json does: plain printable ASCII as it is,
 // anything else (quotes, backslashes, HTML characters, control characters, non-ASCII)
 // through encoding/json itself.
+// jsonPlain[c]: byte c stands for itself in a JSON string as encoding/json writes it.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !jsonPlain[s[i]] {
 			enc, _ := json.Marshal(s) // a string always encodes
 			return append(b, enc...)
 		}

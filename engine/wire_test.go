@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"testing"
 )
@@ -75,4 +76,19 @@ func BenchmarkJournalEncoding(b *testing.B) {
 			buf, _ = env.AppendJSON(buf[:0])
 		}
 	})
+}
+
+// TestAppendJSONStringMatchesMarshal: every single byte, and the awkward texts, encode
+// as encoding/json encodes them.
+func TestAppendJSONStringMatchesMarshal(t *testing.T) {
+	texts := append([]string(nil), awkwardTexts...)
+	for c := 0; c < 256; c++ {
+		texts = append(texts, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"z")
+	}
+	for _, s := range texts {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("%q: %s, want %s", s, got[1:], want)
+		}
+	}
 }
