@@ -211,6 +211,9 @@ func jsonBody(c *fiber.Ctx) ([]byte, error) {
 // isJSONType reports whether a Content-Type names JSON: application/json or
 // application/<something>+json, with any parameters.
 func isJSONType(ct string) bool {
+	if ct == "application/json" { // what nearly every client sends: no parse
+		return true
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return false

@@ -96,10 +96,102 @@ type finishReq struct {
 	Starred bool   `json:"starred"`
 }
 
+// decodePlain decodes the finish bodies judges send, {"notes":"...","starred":true},
+// without reflection, and reports false for anything else, which goes to encoding/json:
+// an object of the keys "notes" and "starred" (exactly so spelt, in any order, repeated
+// or not), notes of printable ASCII without escapes, starred true or false, JSON
+// whitespace anywhere between tokens. For such a body encoding/json gives the same
+// result (FuzzFinishDecodePlain checks it).
+func (r *finishReq) decodePlain(b []byte) bool {
+	i := 0
+	ws := func() {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+			i++
+		}
+	}
+	lit := func(s string) bool {
+		if len(b)-i >= len(s) && string(b[i:i+len(s)]) == s {
+			i += len(s)
+			return true
+		}
+		return false
+	}
+	var out finishReq
+	ws()
+	if !lit("{") {
+		return false
+	}
+	ws()
+	if lit("}") {
+		ws()
+		return i == len(b) // the zero request
+	}
+	for {
+		switch {
+		case lit(`"notes"`):
+			ws()
+			if !lit(":") {
+				return false
+			}
+			ws()
+			if !lit(`"`) {
+				return false
+			}
+			start := i
+			for i < len(b) && b[i] != '"' {
+				if b[i] < 0x20 || b[i] > 0x7e || b[i] == '\\' {
+					return false
+				}
+				i++
+			}
+			if i == len(b) {
+				return false
+			}
+			out.Notes = string(b[start:i])
+			i++
+		case lit(`"starred"`):
+			ws()
+			if !lit(":") {
+				return false
+			}
+			ws()
+			switch {
+			case lit("true"):
+				out.Starred = true
+			case lit("false"):
+				out.Starred = false
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+		ws()
+		if lit("}") {
+			ws()
+			if i != len(b) {
+				return false
+			}
+			*r = out
+			return true
+		}
+		if !lit(",") {
+			return false
+		}
+		ws()
+	}
+}
+
 func (s *Server) judgeFinish(c *fiber.Ctx) error {
 	var req finishReq
-	if err := bindJSON(c, &req, true); err != nil {
+	body, err := jsonBody(c)
+	if err != nil {
 		return err
+	}
+	if !req.decodePlain(body) {
+		if err := decodeJSON(body, &req, true); err != nil {
+			return err
+		}
 	}
 	return s.submitOK(c, &engine.JudgeFinish{Judge: judgeID(c), Notes: req.Notes, Starred: req.Starred})
 }
