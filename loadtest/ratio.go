@@ -367,9 +367,17 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 			{"judge", func() { judgeActions(hc, podiumURL, judges, cfg.ProfileFor+time.Second) }},
 		} {
 			path := filepath.Join(cfg.ProfileDir, ph.name+".pprof")
+			// Allocations (cumulative) before and after: go tool pprof -diff_base.
+			allocs := filepath.Join(cfg.ProfileDir, ph.name+".allocs")
 			saveMetrics(podiumURL, filepath.Join(cfg.ProfileDir, ph.name+".metrics.before"))
+			if err := fetchTo(fmt.Sprintf("http://%s/debug/pprof/allocs", pprofAddr), allocs+".before"); err != nil {
+				return rep, err
+			}
 			if err := profileDuring(pprofAddr, cfg.ProfileFor, path, ph.run); err != nil {
 				return rep, fmt.Errorf("%s profile: %w", ph.name, err)
+			}
+			if err := fetchTo(fmt.Sprintf("http://%s/debug/pprof/allocs", pprofAddr), allocs); err != nil {
+				return rep, err
 			}
 			saveMetrics(podiumURL, filepath.Join(cfg.ProfileDir, ph.name+".metrics.after"))
 			cfg.Log("server CPU profile of a %s phase: %s", ph.name, path)
