@@ -552,7 +552,7 @@ func (n *Node) maybeSnapshot(force bool) {
 // writeSnapshot encodes and stores a snapshot (streamed: see Store.WriteSnapshotFrom).
 func (n *Node) writeSnapshot(encode func(io.Writer) error, seq uint64, savedAt int64) error {
 	t0 := time.Now()
-	size, err := n.st.WriteSnapshotFrom(encode, seq, savedAt)
+	size, err := n.st.writeSnapshotEnc(encode, seq, savedAt, snapEncS2)
 	n.snapNotBefore.Store(t0.Add(10 * time.Since(t0)).UnixNano())
 	if err != nil {
 		n.log.Error().Err(err).Msg("snapshot not written; the previous snapshot and the journal after it stay in use")

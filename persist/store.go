@@ -42,6 +42,10 @@ type snapPointer struct {
 	Size    int    `json:"size"`
 	SavedAt int64  `json:"saved_at"` // ms
 	CRC     uint32 `json:"crc"`
+	// Enc is how the stored bytes encode the state: "" the JSON itself, "s2" an S2
+	// stream of it (klauspost/compress) of Raw bytes. Size and CRC are of what is stored.
+	Enc string `json:"enc,omitempty"`
+	Raw int    `json:"raw,omitempty"`
 }
 
 // Store is the Badger database holding the snapshots (and, in data directories from

@@ -4,6 +4,7 @@ package persist
 // the m/snapshot pointer, the previous one dropped after (see store.go for the keys).
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"math"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/klauspost/compress/s2"
 )
 
 // WriteSnapshot stores a snapshot covering journal records up to seq, makes it current
@@ -30,6 +32,18 @@ func (st *Store) WriteSnapshot(data []byte, seq uint64, savedAt int64) error {
 // stored chunk by chunk as it is produced, so the whole snapshot is never in memory.
 // It returns the snapshot's size.
 func (st *Store) WriteSnapshotFrom(encode func(io.Writer) error, seq uint64, savedAt int64) (int, error) {
+	return st.writeSnapshotEnc(encode, seq, savedAt, "")
+}
+
+// snapEncS2 stores a snapshot as an S2 stream. The JSON of a state compresses about
+// tenfold at a few hundred MB/s on one core, so a snapshot costs a tenth of the writes
+// (the journal's fdatasyncs share the disk with them) for a little more CPU; loading
+// one is faster too.
+const snapEncS2 = "s2"
+
+// writeSnapshotEnc is WriteSnapshotFrom storing the snapshot encoded as enc ("" or
+// snapEncS2). It returns the stored size.
+func (st *Store) writeSnapshotEnc(encode func(io.Writer) error, seq uint64, savedAt int64, enc string) (int, error) {
 	st.snapMu.Lock()
 	defer st.snapMu.Unlock()
 	if err := st.writableLocked(st.lastSize); err != nil {
@@ -47,7 +61,22 @@ func (st *Store) WriteSnapshotFrom(encode func(io.Writer) error, seq uint64, sav
 		id = old.ID + 1
 	}
 	cw := &chunkWriter{st: st, id: id, buf: make([]byte, 0, snapChunkSize*snapChunksPerTxn)}
-	err = encode(cw)
+	raw := 0
+	switch enc {
+	case "":
+		err = encode(cw)
+	case snapEncS2:
+		// One goroutine: snapshots stay within their share of the CPU (Node.maybeSnapshot).
+		zw := s2.NewWriter(cw, s2.WriterConcurrency(1))
+		cnt := &countingWriter{w: zw}
+		err = encode(cnt)
+		if cerr := zw.Close(); err == nil {
+			err = cerr
+		}
+		raw = cnt.n
+	default:
+		err = fmt.Errorf("unknown snapshot encoding %q", enc)
+	}
 	if err == nil {
 		err = cw.flush(true)
 	}
@@ -56,7 +85,7 @@ func (st *Store) WriteSnapshotFrom(encode func(io.Writer) error, seq uint64, sav
 		_ = st.deletePrefix(snapPrefix(id), nil)
 		return 0, err
 	}
-	ptr := snapPointer{ID: id, Seq: seq, Chunks: cw.chunks, Size: cw.size, SavedAt: savedAt, CRC: cw.crc}
+	ptr := snapPointer{ID: id, Seq: seq, Chunks: cw.chunks, Size: cw.size, SavedAt: savedAt, CRC: cw.crc, Enc: enc, Raw: raw}
 	pb, _ := json.Marshal(ptr)
 	if err := st.db.Update(func(txn *badger.Txn) error { return txn.Set(keySnapPointer, pb) }); err != nil {
 		return 0, fmt.Errorf("write snapshot pointer: %w", err)
@@ -219,5 +248,16 @@ func (st *Store) loadSnapshot() (data []byte, ptr snapPointer, found bool, err e
 		return nil, ptr, true, fmt.Errorf("snapshot %d is corrupt (size or checksum mismatch)", ptr.ID)
 	}
 	st.lastSize = int64(len(data))
+	switch ptr.Enc {
+	case "":
+	case snapEncS2:
+		out := bytes.NewBuffer(make([]byte, 0, ptr.Raw))
+		if _, err := out.ReadFrom(s2.NewReader(bytes.NewReader(data))); err != nil || out.Len() != ptr.Raw {
+			return nil, ptr, true, fmt.Errorf("snapshot %d does not decode (S2, %d of %d bytes): %v", ptr.ID, out.Len(), ptr.Raw, err)
+		}
+		data = out.Bytes()
+	default:
+		return nil, ptr, true, fmt.Errorf("snapshot %d is stored as %q, which this version of Podium cannot read", ptr.ID, ptr.Enc)
+	}
 	return data, ptr, true, nil
 }
