@@ -84,11 +84,41 @@ func TestAppendJSONStringMatchesMarshal(t *testing.T) {
 	texts := append([]string(nil), awkwardTexts...)
 	for c := 0; c < 256; c++ {
 		texts = append(texts, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"z")
+		// Every byte at every position of strings read eight bytes at a time.
+		for n := 7; n <= 25; n += 9 {
+			for at := 0; at < n; at++ {
+				b := []byte("Plain ascii text 0123456789"[:n])
+				b[at] = byte(c)
+				texts = append(texts, string(b))
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for k := 0; k < 5000; k++ {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = byte(0x20 + r.IntN(0x5f)) // printable ASCII, sometimes one to escape
+		}
+		texts = append(texts, string(b))
 	}
 	for _, s := range texts {
 		want, _ := json.Marshal(s)
 		if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
 			t.Fatalf("%q: %s, want %s", s, got[1:], want)
+		}
+	}
+}
+
+// BenchmarkAppendJSONString: typical project names and descriptions (nothing to escape).
+//
+//	go test ./engine -run '^$' -bench AppendJSONString
+func BenchmarkAppendJSONString(b *testing.B) {
+	texts := []string{"ok", "Project 1234", "ratio project 1999", "A hardware hack that sorts recycling with a camera", "Table 12, near the stage"}
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		for _, s := range texts {
+			buf = appendJSONString(buf[:0], s)
 		}
 	}
 }
