@@ -159,6 +159,16 @@ func TestEncodeToMatchesMarshal(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// An audit log longer than the encoder's 64 KiB write buffer, with every kind of
+	// escape, and login mails (a map of struct values).
+	for i := 0; i < 3000; i++ {
+		many.s.Log = append(many.s.Log, awkwardTexts[i%len(awkwardTexts)]+fmt.Sprint(" line ", i))
+	}
+	k := 0
+	for id := range many.s.Judges {
+		many.s.Mail[id] = LoginMail{Status: "sent", At: int64(k), Reason: awkwardTexts[k%len(awkwardTexts)]}
+		k++
+	}
 	for _, e := range []*Engine{bigStateSmall(t), New(), many} {
 		e.Read(func(s *State) {
 			want, err := json.Marshal(s)

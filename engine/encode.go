@@ -95,21 +95,48 @@ var idType = reflect.TypeFor[ID]()
 func (e *streamEncoder) field(v reflect.Value) {
 	switch {
 	case v.Kind() == reflect.Map && v.Type().Key() == idType && !v.IsNil():
-		keys := make([]ID, 0, v.Len())
-		for it := v.MapRange(); it.Next(); {
-			keys = append(keys, it.Key().Interface().(ID))
+		// Keys and values read through reusable Values (SetIterKey/SetIterValue): no
+		// allocation per entry, and pointer values come out of Interface without one.
+		type entry struct {
+			k ID
+			v any
 		}
-		slices.SortFunc(keys, func(a, b ID) int { return bytes.Compare(a[:], b[:]) })
+		entries := make([]entry, 0, v.Len())
+		key := reflect.New(idType)
+		val := reflect.New(v.Type().Elem()).Elem()
+		for it := v.MapRange(); it.Next(); {
+			key.Elem().SetIterKey(it)
+			val.SetIterValue(it)
+			entries = append(entries, entry{*key.Interface().(*ID), val.Interface()})
+		}
+		slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.k[:], b.k[:]) })
 		e.raw("{")
-		for i, k := range keys {
+		for i := range entries {
 			if i > 0 {
 				e.raw(",")
 			}
-			e.value(k)
+			e.value(entries[i].k)
 			e.raw(":")
-			e.value(v.MapIndex(reflect.ValueOf(k)).Interface())
+			e.value(entries[i].v)
 		}
 		e.raw("}")
+	case v.Kind() == reflect.Slice && !v.IsNil() && v.Type().Elem().Kind() == reflect.String:
+		// The audit log (up to 60,000 lines): appended into one buffer, written 64 KiB at
+		// a time.
+		ss := v.Convert(reflect.TypeFor[[]string]()).Interface().([]string)
+		b := append(e.buf[:0], '[')
+		for i, x := range ss {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, x)
+			if len(b) >= 64<<10 {
+				e.write(b)
+				b = b[:0]
+			}
+		}
+		e.write(append(b, ']'))
+		e.buf = b[:0]
 	case v.Kind() == reflect.Slice && !v.IsNil() && v.Type().Elem().Kind() != reflect.Uint8:
 		e.raw("[")
 		for i := 0; i < v.Len(); i++ {
@@ -121,5 +148,11 @@ func (e *streamEncoder) field(v reflect.Value) {
 		e.raw("]")
 	default:
 		e.value(v.Interface())
+	}
+}
+
+func (e *streamEncoder) write(b []byte) {
+	if e.err == nil {
+		_, e.err = e.w.Write(b)
 	}
 }
