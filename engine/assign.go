@@ -100,9 +100,10 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 	// Step 3: active projects minus the judge's seen and skipped ones.
 	x.beginPick()
 	ep := x.newEpoch()
-	for _, k := range x.seenSlotsOf(j) {
-		x.mark[k] = ep
-	}
+	// Seen projects are excluded through the judge's bitset (no pass over a long seen
+	// list per assignment); skipped ones are marked.
+	x.pickSeen = x.seenOf(j).bits
+	defer func() { x.pickSeen = nil }()
 	skipped, _ := x.skipSlotsOf(j)
 	for _, k := range skipped {
 		x.mark[k] = ep
@@ -160,7 +161,7 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 	prioAll, prioFree := false, false
 	for k := range x.slots {
 		sl := &x.slots[k]
-		if sl.flags&slotActive == 0 || x.mark[k] == ep {
+		if sl.flags&slotActive == 0 || x.excluded(int32(k), ep) {
 			continue
 		}
 		// Step 4: a track judge sees only its track's projects that still need views.
@@ -345,13 +346,13 @@ func (x *judgingData) pickByLevel(ep uint32, sums func() uint32, focus bool, min
 			best.offer(k, v, sum, dist)
 		}
 		for _, k := range free {
-			if x.mark[k] != ep {
+			if !x.excluded(k, ep) {
 				offer(k)
 			}
 		}
 		if stale {
 			for _, k := range held {
-				if x.mark[k] != ep && !x.busy(k, now, window) {
+				if !x.excluded(k, ep) && !x.busy(k, now, window) {
 					offer(k)
 				}
 			}
@@ -414,7 +415,7 @@ func (x *judgingData) walk(ep, sp uint32, v int32, compare bool, last int32, now
 			break
 		}
 		sl := &x.slots[k]
-		if sl.seen != v || sl.flags&slotActive == 0 || x.mark[k] == ep {
+		if sl.seen != v || sl.flags&slotActive == 0 || x.excluded(int32(k), ep) {
 			continue
 		}
 		if compare && sp != 0 && x.sumMark[k] == sp && x.sum[k] != 0 {

@@ -155,7 +155,7 @@ func (x *judgingData) focusPick(ep uint32, last int32, now, window int64, stale 
 // ep, and not held, or (stale) held only by assignments older than the busy window.
 func (x *judgingData) focusFree(k int32, ep uint32, now, window int64, stale bool) bool {
 	sl := &x.slots[k]
-	if sl.flags&slotActive == 0 || x.mark[k] == ep {
+	if sl.flags&slotActive == 0 || x.excluded(k, ep) {
 		return false
 	}
 	return sl.flags&slotHeld == 0 || stale && !x.busy(k, now, window)
@@ -230,7 +230,7 @@ func (x *judgingData) focusAmong(list []int32, last int32, r *Rand) *Project {
 func (x *judgingData) heldBelow(ep uint32, minViews int32) bool {
 	for lvl := 0; lvl < len(x.lvHeld) && int32(lvl) < minViews; lvl++ {
 		for _, k := range x.lvHeld[lvl] {
-			if x.mark[k] != ep {
+			if !x.excluded(k, ep) {
 				return true
 			}
 		}

@@ -47,6 +47,9 @@ type judgingData struct {
 	seenSlots  map[ID]*seenSlots
 	epoch      uint32
 	mark       []uint32  // per slot: == epoch when excluded for the current judge
+	// pickSeen is the seen bitset (seenSlots.bits) of the judge being assigned, during
+	// pickNext: a slot whose bit is set is excluded as if marked (see excluded).
+	pickSeen []uint64
 	sumMark    []uint32  // per slot: == epoch when sum holds a value
 	sum        []int32   // per slot: pair-comparison sum for the current judge
 	acc        []int32   // per project number: pairSums' scratch for dense rows
@@ -192,6 +195,16 @@ func (s *State) trackOf(j *Judge) string {
 func (x *judgingData) newEpoch() uint32 {
 	x.epoch++
 	return x.epoch
+}
+
+// excluded reports whether slot k is out for the judge being assigned (epoch ep): one
+// of its seen projects (pickSeen) or marked (its skipped ones).
+func (x *judgingData) excluded(k int32, ep uint32) bool {
+	if x.mark[k] == ep {
+		return true
+	}
+	w := int(k >> 6)
+	return w < len(x.pickSeen) && x.pickSeen[w]&(1<<(k&63)) != 0
 }
 
 // beginPick prepares the marks for one assignment.
