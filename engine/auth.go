@@ -31,10 +31,10 @@ func (cmd *JudgeLogin) apply(s *State, c *Ctx) (any, error) {
 		return nil, invalidf("bad token hash")
 	}
 	if j.TokenHash != "" {
-		delete(s.tokenIndex, j.TokenHash)
+		s.delToken(j.TokenHash)
 	}
 	j.TokenHash = cmd.TokenHash
-	s.tokenIndex[cmd.TokenHash] = j.ID
+	s.setToken(cmd.TokenHash, j.ID)
 	j.LastActivity = c.Time
 	c.Actor = JudgeActor(j.ID)
 	c.logf("logged in")
@@ -55,7 +55,7 @@ func (cmd *JudgeLogout) apply(s *State, c *Ctx) (any, error) {
 		return nil, notFoundf("judge not found")
 	}
 	if j.TokenHash != "" {
-		delete(s.tokenIndex, j.TokenHash)
+		s.delToken(j.TokenHash)
 		j.TokenHash = ""
 	}
 	c.logf("logged out")

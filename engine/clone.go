@@ -54,7 +54,7 @@ func (s *State) clone() *State {
 	c.AdminSessions = cloneMap(s.AdminSessions)
 	c.Content = s.Content.clone()
 	c.Mail = cloneMap(s.Mail)
-	c.codeIndex, c.tokenIndex, c.locIndex, c.jx = nil, nil, nil, nil
+	c.codeIndex, c.tokenIndex, c.locIndex, c.jx, c.tokens = nil, nil, nil, nil, nil
 	c.maxLocOK = false
 	return &c
 }

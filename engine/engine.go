@@ -12,12 +12,18 @@ import (
 // call Read concurrently. Readers copy what they need under the read lock and encode
 // outside it, so they never hold the writer up for long.
 type Engine struct {
-	mu sync.RWMutex
-	s  *State
+	mu     sync.RWMutex
+	s      *State
+	tokens tokenMirror // read without mu (tokens.go)
 }
 
 // New returns an engine holding a brand-new state.
-func New() *Engine { return &Engine{s: NewState()} }
+func New() *Engine {
+	e := &Engine{s: NewState()}
+	e.s.tokens = &e.tokens
+	e.tokens.reset(e.s.tokenIndex)
+	return e
+}
 
 // Apply applies one command. On success the state's Applied counter has advanced by one
 // and the caller must journal the envelope under that sequence number. On error nothing
@@ -91,6 +97,7 @@ func (e *Engine) Restore(b []byte) error {
 	if err := json.Unmarshal(b, s); err != nil {
 		return fmt.Errorf("decode snapshot: %w", err)
 	}
+	s.tokens = &e.tokens // reindex fills it
 	s.reindex()
 	e.mu.Lock()
 	e.s = s

@@ -312,7 +312,7 @@ func (cmd *DeleteJudge) apply(s *State, c *Ctx) (any, error) {
 	}
 	s.Flags = slices.DeleteFunc(s.Flags, func(f Flag) bool { return f.JudgeID == j.ID })
 	if j.TokenHash != "" && s.tokenIndex[j.TokenHash] == j.ID {
-		delete(s.tokenIndex, j.TokenHash)
+		s.delToken(j.TokenHash)
 	}
 	if s.codeIndex[j.Code] == j.ID {
 		delete(s.codeIndex, j.Code)

@@ -44,12 +44,12 @@ type judgingData struct {
 	slotByNum  []int32 // stable project number -> slot (-1 = none)
 	// seenSlots caches, per judge, the slots of its seen projects (see seenSlotsOf);
 	// emptied whenever the index is rebuilt.
-	seenSlots  map[ID]*seenSlots
-	epoch      uint32
-	mark       []uint32  // per slot: == epoch when excluded for the current judge
+	seenSlots map[ID]*seenSlots
+	epoch     uint32
+	mark      []uint32 // per slot: == epoch when excluded for the current judge
 	// pickSeen is the seen bitset (seenSlots.bits) of the judge being assigned, during
 	// pickNext: a slot whose bit is set is excluded as if marked (see excluded).
-	pickSeen []uint64
+	pickSeen   []uint64
 	sumMark    []uint32  // per slot: == epoch when sum holds a value
 	sum        []int32   // per slot: pair-comparison sum for the current judge
 	acc        []int32   // per project number: pairSums' scratch for dense rows

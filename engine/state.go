@@ -39,6 +39,7 @@ type State struct {
 
 	codeIndex  map[string]ID // login code -> judge
 	tokenIndex map[string]ID // token hash -> judge
+	tokens     *tokenMirror  // the engine's lock-free copy of tokenIndex (tokens.go); nil in copies
 	locIndex   map[int]ID    // table number -> project
 	maxLoc     int           // highest key of locIndex when maxLocOK (see maxLocation)
 	maxLocOK   bool          // maxLoc is up to date
@@ -282,6 +283,7 @@ func (s *State) reindex() {
 			s.tokenIndex[j.TokenHash] = id
 		}
 	}
+	s.tokens.reset(s.tokenIndex)
 	s.locIndex = make(map[int]ID, len(s.Projects))
 	s.maxLocOK = false
 	for id, p := range s.Projects {
@@ -308,19 +310,6 @@ func (s *State) JudgeByToken(tokenHash string) (*Judge, bool) {
 		return nil, false
 	}
 	id, ok := s.tokenIndex[tokenHash]
-	if !ok {
-		return nil, false
-	}
-	j, ok := s.Judges[id]
-	return j, ok
-}
-
-// JudgeByTokenHash is JudgeByToken for a hash in bytes (looked up without a copy).
-func (s *State) JudgeByTokenHash(tokenHash []byte) (*Judge, bool) {
-	if len(tokenHash) == 0 {
-		return nil, false
-	}
-	id, ok := s.tokenIndex[string(tokenHash)]
 	if !ok {
 		return nil, false
 	}

@@ -287,6 +287,12 @@ func (n *Node) SetEventSink(fn func([]engine.Event)) {
 // Read runs fn under the engine's read lock.
 func (n *Node) Read(fn func(s *engine.State)) { n.eng.Read(fn) }
 
+// JudgeIDByTokenHash returns the judge whose session token hashes to hash (hex), without
+// waiting for the writer (engine.tokenMirror).
+func (n *Node) JudgeIDByTokenHash(hash []byte) (engine.ID, bool) {
+	return n.eng.JudgeIDByTokenHash(hash)
+}
+
 // Ready reports whether the node accepts changes.
 func (n *Node) Ready() bool {
 	if n.cl != nil {

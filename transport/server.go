@@ -21,6 +21,8 @@ type Node interface {
 	Submit(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, error)
 	SubmitWithBackup(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, string, error)
 	Read(fn func(s *engine.State))
+	// JudgeIDByTokenHash looks up a judge session without the engine's lock.
+	JudgeIDByTokenHash(hash []byte) (engine.ID, bool)
 	Ready() bool
 	Backup() (string, error)
 	BackupPath(name string) (string, error)

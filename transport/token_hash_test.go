@@ -23,14 +23,3 @@ func TestTokenHashMatchesSHA256(t *testing.T) {
 		}
 	}
 }
-
-func TestEqualSecret(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		want bool
-	}{{"", "", true}, {"abc", "abc", true}, {"abc", "abd", false}, {"abc", "ab", false}, {"ab", "abc", false}, {"", "a", false}, {"\x00", "", false}} {
-		if got := equalSecret(c.a, []byte(c.b)); got != c.want {
-			t.Errorf("equalSecret(%q, %q) = %v", c.a, c.b, got)
-		}
-	}
-}
