@@ -68,6 +68,17 @@ func (e *Engine) Read(fn func(s *State)) {
 	fn(e.s)
 }
 
+// TryRead runs fn under the read lock if it is free right now, and reports whether it
+// did: for a read that may be skipped rather than wait for the writer.
+func (e *Engine) TryRead(fn func(s *State)) bool {
+	if !e.mu.TryRLock() {
+		return false
+	}
+	defer e.mu.RUnlock()
+	fn(e.s)
+	return true
+}
+
 // Applied returns the sequence number of the last applied command.
 func (e *Engine) Applied() uint64 {
 	e.mu.RLock()

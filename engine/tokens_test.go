@@ -99,3 +99,38 @@ func TestTokenMirrorConcurrent(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// TestTryReadAndSkippedPeek: TryRead does not wait while the writer holds the state,
+// and a judge's next submitted without the peek (what the handler does then) answers
+// what the peek would have: the current project, or why there is none.
+func TestTryReadAndSkippedPeek(t *testing.T) {
+	r := newRig(t)
+	r.projects(5)
+	js := r.judges(2, "")
+	r.e.mu.Lock()
+	if r.e.TryRead(func(*State) { t.Error("ran while the writer held the state") }) {
+		t.Fatal("TryRead reported a read while the writer held the state")
+	}
+	r.e.mu.Unlock()
+	peek := func(j ID) (res NextResult, final bool) {
+		if !r.e.TryRead(func(s *State) { res, final = s.PeekNext(j) }) {
+			t.Fatal("TryRead did not run on a free state")
+		}
+		return
+	}
+	if res, final := peek(js[0]); !final || res.Reason != ReasonPaused {
+		t.Fatalf("peek while paused: %+v %v", res, final)
+	}
+	if got := r.next(js[0]); got.Reason != ReasonPaused || !got.ProjectID.IsZero() {
+		t.Fatalf("next while paused: %+v", got)
+	}
+	r.must(Admin, &ClockUnpause{})
+	first := r.next(js[1])
+	res, final := peek(js[1])
+	if !final || res.ProjectID != first.ProjectID {
+		t.Fatalf("peek %+v %v, want final %s", res, final, first.ProjectID)
+	}
+	if again := r.next(js[1]); again != res {
+		t.Fatalf("next without the peek %+v, the peek %+v", again, res)
+	}
+}

@@ -287,6 +287,10 @@ func (n *Node) SetEventSink(fn func([]engine.Event)) {
 // Read runs fn under the engine's read lock.
 func (n *Node) Read(fn func(s *engine.State)) { n.eng.Read(fn) }
 
+// TryRead is Read when the writer does not hold the state right now; it reports whether
+// fn ran.
+func (n *Node) TryRead(fn func(s *engine.State)) bool { return n.eng.TryRead(fn) }
+
 // JudgeIDByTokenHash returns the judge whose session token hashes to hash (hex), without
 // waiting for the writer (engine.tokenMirror).
 func (n *Node) JudgeIDByTokenHash(hash []byte) (engine.ID, bool) {

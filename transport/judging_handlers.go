@@ -52,9 +52,12 @@ func (s *Server) judgeNext(c *fiber.Ctx) error {
 	final := false
 	// On a cluster node the local state may lag the leader's log (a judge that moved
 	// here after a failover may have a finish this node has not applied yet), so the
-	// answer always comes from the log; a single node answers a final one locally.
+	// answer always comes from the log; a single node answers a final one locally. It
+	// does not wait for the writer for that: when the writer holds the state, the
+	// command answers the same (at the cost of a journal record), and a judge loop's
+	// next is rarely final.
 	if cn, clustered := s.node.(ClusterNode); !clustered || !cn.Clustered() {
-		s.node.Read(func(st *engine.State) { res, final = st.PeekNext(id) })
+		s.node.TryRead(func(st *engine.State) { res, final = st.PeekNext(id) })
 	}
 	if !final {
 		out, err := s.submit(c, &engine.JudgeNext{Judge: id})

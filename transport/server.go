@@ -21,6 +21,8 @@ type Node interface {
 	Submit(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, error)
 	SubmitWithBackup(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, string, error)
 	Read(fn func(s *engine.State))
+	// TryRead runs fn only if it need not wait for the writer, and says whether it did.
+	TryRead(fn func(s *engine.State)) bool
 	// JudgeIDByTokenHash looks up a judge session without the engine's lock.
 	JudgeIDByTokenHash(hash []byte) (engine.ID, bool)
 	Ready() bool
