@@ -626,6 +626,10 @@ func TestWebApp(t *testing.T) {
 			chromedp.Click(chromedp.CSS("#dialog-ok")),
 		)
 		eventually(t, "Pulsar at table 7", func() bool { return projectByName("Pulsar")["location"] == 7.0 })
+		// The table re-renders when the move's change arrives; a click on the row before
+		// that can hit a node the render replaces ("Could not find node with given id").
+		waitJS(t, ctx, "move shown", `[...document.querySelectorAll('#projects-table tbody tr')].some(r => {
+			const c = [...r.cells].map(x => x.textContent.trim()); return c.includes('Pulsar') && c.includes('7'); })`)
 
 		// Hide, then delete with confirmation.
 		run(t, ctx, "hide", chromedp.Click(chromedp.CSS(`#projects-table button[aria-label="Hide Pulsar"]`)))
