@@ -42,7 +42,7 @@ type judgingData struct {
 	maxWalk    int     // fast path: longest walk
 	fastHits   uint64  // assignments decided by the fast path (diagnostics)
 	slotByNum  []int32 // stable project number -> slot (-1 = none)
-	// seenSlots caches, per judge, the slots of its seen projects (see seenSlotsOf);
+	// seenSlots caches, per judge, the slots of its seen projects (see seenOf);
 	// emptied whenever the index is rebuilt.
 	seenSlots map[ID]*seenSlots
 	epoch     uint32
@@ -200,11 +200,7 @@ func (x *judgingData) newEpoch() uint32 {
 // excluded reports whether slot k is out for the judge being assigned (epoch ep): one
 // of its seen projects (pickSeen) or marked (its skipped ones).
 func (x *judgingData) excluded(k int32, ep uint32) bool {
-	if x.mark[k] == ep {
-		return true
-	}
-	w := int(k >> 6)
-	return w < len(x.pickSeen) && x.pickSeen[w]&(1<<(k&63)) != 0
+	return x.mark[k] == ep || bitSet(x.pickSeen, k)
 }
 
 // beginPick prepares the marks for one assignment.
@@ -516,11 +512,11 @@ func (s *State) pairCountOf(a, b ID) int {
 }
 
 // seenSlots are the slots of a judge's first n seen projects (those still in the index),
-// and, while skipOK, the slots of its skipped projects and how many skips are busy.
+// as a bitset (bit k set: slot k seen), and, while skipOK, the slots of its skipped
+// projects and how many skips are busy.
 type seenSlots struct {
-	n     int
-	slots []int32
-	bits  []uint64 // bit k is set when slot k is in slots (hasSeen without a scan)
+	n    int
+	bits []uint64
 
 	skipOK    bool
 	skipLen   int
@@ -528,12 +524,9 @@ type seenSlots struct {
 	skipBusy  int
 }
 
-// seenSlotsOf returns the slots of j's seen projects. Between rebuilds of the index
-// (any command outside the judging flow), a judge's seen list only grows at its end, so
-// only the entries added since the last call are looked up.
-func (x *judgingData) seenSlotsOf(j *Judge) []int32 { return x.seenOf(j).slots }
-
-// seenOf is seenSlotsOf's cache entry, brought up to date.
+// seenOf returns j's cache entry with the slots of its seen projects up to date. Between
+// rebuilds of the index (any command outside the judging flow), a judge's seen list only
+// grows at its end, so only the entries added since the last call are looked up.
 func (x *judgingData) seenOf(j *Judge) *seenSlots {
 	if x.seenSlots == nil {
 		x.seenSlots = map[ID]*seenSlots{}
@@ -545,7 +538,6 @@ func (x *judgingData) seenOf(j *Judge) *seenSlots {
 	}
 	for _, sp := range j.SeenProjects[c.n:] {
 		if k, ok := x.slotOf[sp.ProjectID]; ok {
-			c.slots = append(c.slots, k)
 			w := int(k >> 6)
 			if w >= len(c.bits) {
 				c.bits = append(c.bits, make([]uint64, w+1-len(c.bits))...)
@@ -557,7 +549,7 @@ func (x *judgingData) seenOf(j *Judge) *seenSlots {
 	return c
 }
 
-// slotsFor returns the judge's cache entry (seenSlotsOf).
+// slotsFor returns the judge's cache entry (seenOf).
 func (x *judgingData) slotsFor(j *Judge) *seenSlots {
 	if x.seenSlots == nil {
 		x.seenSlots = map[ID]*seenSlots{}
@@ -600,7 +592,11 @@ func (x *judgingData) skipsChanged(j *Judge) {
 
 // hasSeen reports whether j finished project p (whose slot is k).
 func (x *judgingData) hasSeen(j *Judge, k int32) bool {
-	bits := x.seenOf(j).bits
+	return bitSet(x.seenOf(j).bits, k)
+}
+
+// bitSet reports whether bit k of bits is set (false beyond its end).
+func bitSet(bits []uint64, k int32) bool {
 	w := int(k >> 6)
 	return k >= 0 && w < len(bits) && bits[w]&(1<<(k&63)) != 0
 }
