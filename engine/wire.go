@@ -47,9 +47,6 @@ func appendID(b []byte, id ID) []byte {
 	return append(b, '"')
 }
 
-// appendJSONString appends s as encoding/json does: plain printable ASCII as it is,
-// anything else (quotes, backslashes, HTML characters, control characters, non-ASCII)
-// through encoding/json itself.
 // jsonPlain[c]: byte c stands for itself in a JSON string as encoding/json writes it.
 var jsonPlain = func() (t [256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
@@ -58,6 +55,9 @@ var jsonPlain = func() (t [256]bool) {
 	return t
 }()
 
+// appendJSONString appends s as encoding/json does: plain printable ASCII as it is,
+// anything else (quotes, backslashes, HTML characters, control characters, non-ASCII)
+// through encoding/json itself.
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if !jsonPlain[s[i]] {
