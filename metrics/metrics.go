@@ -43,6 +43,7 @@ type Metrics struct {
 	requests     sync.Map // requestKey → *requestObs
 
 	commands   *prometheus.CounterVec
+	byKind     map[string][2]prometheus.Counter // pre-resolved ok/error children of commands (read-only)
 	applyDur   prometheus.Histogram
 	queueDepth prometheus.Gauge
 	fsyncDur   prometheus.Histogram
@@ -83,9 +84,9 @@ func New() *Metrics {
 	m.commands = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "podium_engine_commands_total", Help: "Commands applied by the engine, by kind and result (ok|error).",
 	}, []string{"command", "result"})
+	m.byKind = make(map[string][2]prometheus.Counter)
 	for _, k := range engine.CommandKinds() {
-		m.commands.WithLabelValues(k, "ok")
-		m.commands.WithLabelValues(k, "error")
+		m.byKind[k] = [2]prometheus.Counter{m.commands.WithLabelValues(k, "ok"), m.commands.WithLabelValues(k, "error")}
 	}
 	m.applyDur = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "podium_engine_apply_duration_seconds", Help: "Time to apply one command to the state.",
@@ -226,11 +227,19 @@ func (m *Metrics) RequestRejected(reason string) { m.rejected.WithLabelValues(re
 
 // CommandApplied records one applied (or refused) command.
 func (m *Metrics) CommandApplied(kind string, ok bool, d time.Duration) {
-	result := "ok"
-	if !ok {
-		result = "error"
+	// The writer calls this for every command: the children are resolved once, not
+	// hashed and looked up per call.
+	if c, known := m.byKind[kind]; known {
+		if ok {
+			c[0].Inc()
+		} else {
+			c[1].Inc()
+		}
+	} else if ok {
+		m.commands.WithLabelValues(kind, "ok").Inc()
+	} else {
+		m.commands.WithLabelValues(kind, "error").Inc()
 	}
-	m.commands.WithLabelValues(kind, result).Inc()
 	m.applyDur.Observe(d.Seconds())
 }
 

@@ -249,3 +249,43 @@ func TestDeployNamesAndLabels(t *testing.T) {
 func labelValuesExist(f *dto.MetricFamily, label string) bool {
 	return len(labelValues(f, label)) > 0
 }
+
+// TestCommandAppliedCounts: each call moves exactly the child of its kind and result,
+// for kinds known at startup (pre-resolved) and any other kind alike.
+func TestCommandAppliedCounts(t *testing.T) {
+	m := New()
+	calls := []struct {
+		kind string
+		ok   bool
+	}{{"judging.next", true}, {"judging.next", true}, {"judging.next", false}, {"judging.finish", false}, {"not.a.kind", true}}
+	for _, c := range calls {
+		m.CommandApplied(c.kind, c.ok, time.Microsecond)
+	}
+	got := map[string]float64{}
+	for _, mm := range gather(t, m)["podium_engine_commands_total"].GetMetric() {
+		var kind, result string
+		for _, l := range mm.GetLabel() {
+			switch l.GetName() {
+			case "command":
+				kind = l.GetValue()
+			case "result":
+				result = l.GetValue()
+			}
+		}
+		if v := mm.GetCounter().GetValue(); v != 0 {
+			got[kind+"/"+result] = v
+		}
+	}
+	want := map[string]float64{"judging.next/ok": 2, "judging.next/error": 1, "judging.finish/error": 1, "not.a.kind/ok": 1}
+	if len(got) != len(want) {
+		t.Fatalf("counters %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Fatalf("counters %v, want %v", got, want)
+		}
+	}
+	if h := gather(t, m)["podium_engine_apply_duration_seconds"].GetMetric()[0].GetHistogram(); h.GetSampleCount() != uint64(len(calls)) {
+		t.Fatalf("apply duration samples %d, want %d", h.GetSampleCount(), len(calls))
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/rs/zerolog"
@@ -69,6 +70,10 @@ type Store struct {
 	lastSize int64
 	// freeSpace reports the bytes available in dir (tests may replace it).
 	freeSpace func(dir string) (int64, error)
+	// dropPending are the chunk prefixes of replaced snapshots not dropped yet, and
+	// droppedAt when the last drop ran (guarded by snapMu; see dropReplaced).
+	dropPending [][]byte
+	droppedAt   time.Time
 }
 
 // Record is one journal record to append.
@@ -150,7 +155,14 @@ func (st *Store) roomFor(size int64) error {
 // space is back). Caller holds snapMu.
 func (st *Store) writableLocked(size int64) error {
 	if err := st.roomFor(size); err != nil {
-		return err
+		if len(st.dropPending) == 0 || st.db == nil || st.ro {
+			return err
+		}
+		// Replaced snapshots still hold space: drop them now and look again.
+		st.dropReplaced(true)
+		if err := st.roomFor(size); err != nil {
+			return err
+		}
 	}
 	if st.db != nil && !st.ro {
 		return nil
@@ -221,7 +233,11 @@ func (st *Store) Close() error {
 func (st *Store) collectGarbage() {
 	st.snapMu.Lock()
 	defer st.snapMu.Unlock()
-	if st.db == nil || st.ro || st.roomFor(st.lastSize) != nil {
+	if st.db == nil || st.ro {
+		return
+	}
+	st.dropReplaced(true) // the GC reclaims only what was dropped
+	if st.roomFor(st.lastSize) != nil {
 		return
 	}
 	for st.db.RunValueLogGC(0.5) == nil {

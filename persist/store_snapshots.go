@@ -12,6 +12,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/klauspost/compress/s2"
@@ -90,16 +91,42 @@ func (st *Store) writeSnapshotEnc(encode func(io.Writer) error, seq uint64, save
 	if err := st.db.Update(func(txn *badger.Txn) error { return txn.Set(keySnapPointer, pb) }); err != nil {
 		return 0, fmt.Errorf("write snapshot pointer: %w", err)
 	}
-	// Clean up what the new snapshot makes unnecessary. Failures here only waste space.
-	// DropPrefix, not deletes: the chunks are in the value log, whose GC only reclaims
-	// values a compaction has seen deleted, and deletes of these few keys stay in the
-	// memtable; the value log grew by every snapshot (cluster_snapshots.go does the same).
+	// Clean up what the new snapshot makes unnecessary.
 	if hasOld {
-		_ = st.db.DropPrefix(snapPrefix(old.ID))
+		st.dropPending = append(st.dropPending, snapPrefix(old.ID))
 	}
+	st.dropReplaced(false)
 	st.trimJournal(seq)
 	st.lastSize = int64(cw.size)
 	return cw.size, nil
+}
+
+// snapDropEvery is how often replaced snapshots are dropped when snapshots follow
+// each other faster (under a flood of commands, every second or so).
+const snapDropEvery = 10 * time.Second
+
+// dropReplaced drops the chunks of replaced snapshots: at once when the last drop is
+// snapDropEvery old (at an event's pace, every snapshot drops its predecessor), else
+// together with the next ones. Failures here only waste space; chunks a crash leaves
+// behind are dropped at the next start (dropOrphanSnapshots). Caller holds snapMu.
+//
+// DropPrefix, not deletes: the chunks are in the value log, whose GC only reclaims
+// values a compaction has seen deleted, and deletes of these few keys stay in the
+// memtable; the value log grew by every snapshot (cluster_snapshots.go does the same).
+// But each DropPrefix flushes the memtable, which allocates a fresh 32 MiB arena and
+// writes a table: under a flood it was a quarter of the server's allocated bytes, hence
+// one drop for several snapshots.
+func (st *Store) dropReplaced(now bool) {
+	if len(st.dropPending) == 0 || st.db == nil || st.ro {
+		return
+	}
+	if !now && time.Since(st.droppedAt) < snapDropEvery {
+		return
+	}
+	if err := st.db.DropPrefix(st.dropPending...); err != nil {
+		st.log.Warn().Err(err).Int("snapshots", len(st.dropPending)).Msg("could not drop replaced snapshots; they are dropped at the next start")
+	}
+	st.dropPending, st.droppedAt = nil, time.Now()
 }
 
 // chunkWriter stores what is written to it as snapshot chunks of snapChunkSize bytes
