@@ -191,7 +191,7 @@ func Open(dir string, opts Options) (*Node, error) {
 	if k, err := st.dropOrphanSnapshots(); err != nil {
 		n.log.Warn().Err(err).Msg("could not drop snapshots that are no longer current (they only take space)")
 	} else if k > 0 {
-		n.log.Info().Int("snapshots", k).Msg("dropped snapshots left by an interrupted snapshot write")
+		n.log.Info().Int("snapshots", k).Msg("dropped snapshots that are no longer current (replaced ones the last run had not dropped yet, or an interrupted write)")
 	}
 	// A journal that cannot be written (a full disk) makes the node read-only from the
 	// start; it is retried like any later failure.
