@@ -46,13 +46,39 @@ const (
 // FitRatings fits the ratings of in. It only reads in and is safe to run outside the
 // writer; the result is the command that stores it.
 func FitRatings(in *RatingInput) *SetRatings {
+	cmd, _ := FitRatingsUntil(in, nil)
+	return cmd
+}
+
+// FitRatingsUntil is FitRatings that gives up once stop is closed (checked at every
+// conjugate-gradient step, a few milliseconds apart even at thousands of projects): a
+// big event's fit takes seconds, and a shutting-down server must not wait for it. It
+// returns false when it gave up.
+func FitRatingsUntil(in *RatingInput, stop <-chan struct{}) (*SetRatings, bool) {
 	f, warm := newFitter(in)
+	f.stop = stop
 	iters := coldIters
 	if warm {
 		iters = warmIters
 	}
 	f.run(iters)
-	return f.result()
+	if f.stopped() {
+		return nil, false
+	}
+	return f.result(), true
+}
+
+// stopped reports whether the fit was asked to give up.
+func (f *fitter) stopped() bool {
+	if f.stop == nil {
+		return false
+	}
+	select {
+	case <-f.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // newFitter sets up a fit of in from its last ratings (warm), or else from the judges'
@@ -129,7 +155,7 @@ func (f *fitter) result() *SetRatings {
 func (f *fitter) run(iters int) int {
 	lastSt, lastSr := math.Inf(1), math.Inf(1)
 	saveT, saveR := make([]float64, f.n), make([]float64, len(f.rel))
-	for it := 0; it < iters; it++ {
+	for it := 0; it < iters && !f.stopped(); it++ {
 		var st, sr float64
 		joint := false
 		if lastSt < newtonFrom && lastSr < newtonFrom {
@@ -186,6 +212,7 @@ func (f *fitter) borda() {
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
 type fitter struct {
+	stop  <-chan struct{} // closed: give up (see FitRatingsUntil)
 	in    *RatingInput
 	n     int
 	theta []float64

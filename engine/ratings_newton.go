@@ -328,7 +328,7 @@ func (f *fitter) pcg(mul func(p, q []float64), diag []float64, tol float64, chec
 	}
 	rz := dot(r, z)
 	stop := tol * tol * rz
-	for it := 0; it < maxCG && rz > stop; it++ {
+	for it := 0; it < maxCG && rz > stop && !f.stopped(); it++ {
 		mul(p, q)
 		pq := dot(p, q)
 		if checkPD && !(pq > 0) {

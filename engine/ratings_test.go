@@ -343,3 +343,30 @@ func TestRankOrderTiesGoToCopeland(t *testing.T) {
 		t.Fatalf("after hiding the leader: rank %d, want 1", got)
 	}
 }
+
+// TestFitRatingsUntil: with a stop channel that stays open the fit is FitRatings to the
+// bit; a closed one makes it give up without a result.
+func TestFitRatingsUntil(t *testing.T) {
+	in, _ := signalRatingInput(300, 30, 40, 5)
+	want := FitRatings(in)
+	open := make(chan struct{})
+	got, done := FitRatingsUntil(in, open)
+	if !done || got == nil {
+		t.Fatal("a fit with an open stop channel gave up")
+	}
+	for i := range want.Rating {
+		if got.Rating[i] != want.Rating[i] || got.SD[i] != want.SD[i] || got.PTop[i] != want.PTop[i] {
+			t.Fatalf("project %d: %v/%v/%v, FitRatings gives %v/%v/%v", i, got.Rating[i], got.SD[i], got.PTop[i], want.Rating[i], want.SD[i], want.PTop[i])
+		}
+	}
+	for i := range want.Reliability {
+		if got.Reliability[i] != want.Reliability[i] {
+			t.Fatalf("judge %d: reliability %v, FitRatings gives %v", i, got.Reliability[i], want.Reliability[i])
+		}
+	}
+	closed := make(chan struct{})
+	close(closed)
+	if got, done := FitRatingsUntil(in, closed); done || got != nil {
+		t.Fatal("a fit whose stop channel is closed returned a result")
+	}
+}

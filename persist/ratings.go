@@ -87,7 +87,10 @@ func (n *Node) ratingsLoop() {
 		start := time.Now()
 		var in *engine.RatingInput
 		n.eng.Read(func(s *engine.State) { in = s.RatingInput() })
-		cmd := engine.FitRatings(in)
+		cmd, done := engine.FitRatingsUntil(in, n.quit)
+		if !done {
+			return // shutting down
+		}
 		took := time.Since(start)
 		notBefore = time.Now().Add(ratingsSpacing * took)
 		if nb := start.Add(gap); nb.After(notBefore) {
