@@ -530,9 +530,9 @@ func (n *Node) maybeSnapshot(force bool) {
 		return
 	}
 	// Under a flood of commands 10,000 of them come every second or two: a snapshot
-	// then waits until ten times the last one's duration has passed since it started,
-	// so snapshots never take more than a tenth of a core (the journal after the
-	// snapshot grows instead, and recovery replays it).
+	// then waits until snapSpacing (20) times the last one's duration has passed since
+	// it started, so snapshots never take more than a twentieth of a core (the journal
+	// after the snapshot grows instead, and recovery replays it).
 	if nb := n.snapNotBefore.Load(); !force && nb != 0 && time.Now().UnixNano() < nb {
 		return
 	}
@@ -563,7 +563,7 @@ func (n *Node) maybeSnapshot(force bool) {
 func (n *Node) writeSnapshot(encode func(io.Writer) error, seq uint64, savedAt int64) error {
 	t0 := time.Now()
 	size, err := n.st.writeSnapshotEnc(encode, seq, savedAt, snapEncS2)
-	n.snapNotBefore.Store(t0.Add(10 * time.Since(t0)).UnixNano())
+	n.snapNotBefore.Store(t0.Add(snapSpacing * time.Since(t0)).UnixNano())
 	if err != nil {
 		n.log.Error().Err(err).Msg("snapshot not written; the previous snapshot and the journal after it stay in use")
 		return err
@@ -648,3 +648,7 @@ func (n *Node) InjectJournalFault(fn func() error) {
 	}
 	n.j.SetFault(fn)
 }
+
+// snapSpacing: under a flood of commands a snapshot waits until this many times the
+// last one's duration has passed since that one started (see maybeSnapshot).
+const snapSpacing = 20
