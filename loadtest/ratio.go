@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -146,9 +147,24 @@ func profileDuring(addr string, d time.Duration, path string, load func()) error
 		time.Sleep(d / 2)
 		tr <- fetchTo(fmt.Sprintf("http://%s/debug/pprof/trace?seconds=2", addr), strings.TrimSuffix(path, ".pprof")+".trace")
 	}()
+	// The load generator's own profile over the same seconds (<phase>.loadgen.pprof):
+	// its CPU counts in the ratio too, as the heartbeat's does.
+	lg, lerr := os.Create(strings.TrimSuffix(path, ".pprof") + ".loadgen.pprof")
+	if lerr == nil {
+		if lerr = pprof.StartCPUProfile(lg); lerr != nil {
+			lg.Close()
+		}
+	}
 	err := fetchTo(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs), path)
+	if lerr == nil {
+		pprof.StopCPUProfile()
+		lerr = lg.Close()
+	}
 	if terr := <-tr; err == nil {
 		err = terr
+	}
+	if err == nil {
+		err = lerr
 	}
 	<-done
 	return err

@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The test binary doubles as the baseline broadcaster's process (as loadtest
@@ -26,9 +28,11 @@ func init() {
 func TestRatioBenchmarkRuns(t *testing.T) {
 	bin := buildPodium(t)
 	t.Setenv("PODIUM_TEST_BASELINE_WS", "127.0.0.1:0")
+	profDir := t.TempDir()
 	rep, err := RunRatio(context.Background(), RatioConfig{
 		ServerBin: bin, BaselineCmd: []string{os.Args[0]},
 		Rounds: 1, Phase: 400e6, Conns: 4, Projects: 20, Sockets: 300, Broadcasts: 2,
+		ProfileDir: profDir, ProfileFor: time.Second,
 		LogLevel: "warn", Log: testLog(t),
 	})
 	if err != nil {
@@ -42,6 +46,14 @@ func TestRatioBenchmarkRuns(t *testing.T) {
 	}
 	if rep.PodiumMissed != 0 || rep.BaselineMissed != 0 {
 		t.Fatalf("missed deliveries: podium %d, baseline %d", rep.PodiumMissed, rep.BaselineMissed)
+	}
+	// The profiled phases leave the server's and the load generator's CPU profiles.
+	for _, ph := range []string{"heartbeat", "judge"} {
+		for _, f := range []string{ph + ".pprof", ph + ".loadgen.pprof", ph + ".allocs", ph + ".metrics.after"} {
+			if fi, err := os.Stat(filepath.Join(profDir, f)); err != nil || fi.Size() == 0 {
+				t.Errorf("profile dir lacks %s (%v)", f, err)
+			}
+		}
 	}
 	var out bytes.Buffer
 	rep.Print(&out)

@@ -155,11 +155,10 @@ func (st *Store) roomFor(size int64) error {
 // space is back). Caller holds snapMu.
 func (st *Store) writableLocked(size int64) error {
 	if err := st.roomFor(size); err != nil {
-		if len(st.dropPending) == 0 || st.db == nil || st.ro {
+		if len(st.dropPending) == 0 {
 			return err
 		}
-		// Replaced snapshots still hold space: drop them now and look again.
-		st.dropReplaced(true)
+		st.dropReplaced(true) // replaced snapshots still hold space: drop them and look again
 		if err := st.roomFor(size); err != nil {
 			return err
 		}

@@ -82,7 +82,7 @@ func main() {
 	flag.IntVar(&rc.Sockets, "sockets", 10000, "ratio: idle websockets and broadcast watchers per side (-1: skip the websocket part)")
 	flag.IntVar(&rc.Broadcasts, "broadcasts", 20, "ratio: broadcasts per round and side")
 	flag.StringVar(&rc.WSDataRoot, "ws-data-root", "", "ratio: where the websocket servers keep their data (e.g. /dev/shm to take the disk's fsync out of the broadcast comparison)")
-	flag.StringVar(&rc.ProfileDir, "profile-dir", "", "ratio: after the rounds, write server CPU profiles of a heartbeat and a judge-action phase here (heartbeat.pprof, judge.pprof), with /metrics and cumulative allocation profiles before and after each phase (<phase>.allocs.before, <phase>.allocs: go tool pprof -diff_base)")
+	flag.StringVar(&rc.ProfileDir, "profile-dir", "", "ratio: after the rounds, write server CPU profiles of a heartbeat and a judge-action phase here (heartbeat.pprof, judge.pprof) and the load generator's own (<phase>.loadgen.pprof), with /metrics and cumulative allocation profiles before and after each phase (<phase>.allocs.before, <phase>.allocs: go tool pprof -diff_base)")
 	flag.DurationVar(&rc.ProfileFor, "profile-for", 10*time.Second, "ratio: length of each profiled phase")
 	flag.StringVar(&baselineAddr, "baseline-ws", "", "serve the gorilla/websocket baseline broadcaster on this address (used by -ratio)")
 	flag.Parse()
