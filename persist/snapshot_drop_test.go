@@ -2,46 +2,12 @@ package persist
 
 import (
 	"bytes"
-	"encoding/binary"
+	"slices"
 	"testing"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/rs/zerolog"
 )
-
-// storedSnapshotIDs lists the snapshots that have chunks in the store.
-func storedSnapshotIDs(t *testing.T, st *Store) []uint64 {
-	t.Helper()
-	var ids []uint64
-	err := st.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixSnapshot})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			id := binary.BigEndian.Uint64(it.Item().Key()[len(prefixSnapshot):])
-			if len(ids) == 0 || ids[len(ids)-1] != id {
-				ids = append(ids, id)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ids
-}
-
-func sameIDs(a []uint64, b ...uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // TestReplacedSnapshotsDroppedTogether: a snapshot drops its predecessor at once when
 // the last drop is old; snapshots that follow faster leave theirs for one drop later.
@@ -66,29 +32,29 @@ func TestReplacedSnapshotsDroppedTogether(t *testing.T) {
 	}
 	write(1)
 	write(2) // no drop has run yet: snapshot 1 goes at once
-	if ids := storedSnapshotIDs(t, st); !sameIDs(ids, 2) {
+	if ids := snapshotIDs(t, st); !slices.Equal(ids, []uint64{2}) {
 		t.Fatalf("after the second snapshot the store holds %v, want [2]", ids)
 	}
 	write(3)
 	write(4) // within snapDropEvery of the last drop: 2 and 3 wait
-	if ids := storedSnapshotIDs(t, st); !sameIDs(ids, 2, 3, 4) {
+	if ids := snapshotIDs(t, st); !slices.Equal(ids, []uint64{2, 3, 4}) {
 		t.Fatalf("snapshots in quick succession: the store holds %v, want [2 3 4]", ids)
 	}
 	st.snapMu.Lock()
 	st.droppedAt = time.Now().Add(-snapDropEvery)
 	st.snapMu.Unlock()
 	write(5) // the last drop is old: 2, 3 and 4 go together
-	if ids := storedSnapshotIDs(t, st); !sameIDs(ids, 5) {
+	if ids := snapshotIDs(t, st); !slices.Equal(ids, []uint64{5}) {
 		t.Fatalf("after the interval the store holds %v, want [5]", ids)
 	}
 
 	// The value-log GC first drops what is pending.
 	write(6)
-	if ids := storedSnapshotIDs(t, st); !sameIDs(ids, 5, 6) {
+	if ids := snapshotIDs(t, st); !slices.Equal(ids, []uint64{5, 6}) {
 		t.Fatalf("store holds %v, want [5 6]", ids)
 	}
 	st.collectGarbage()
-	if ids := storedSnapshotIDs(t, st); !sameIDs(ids, 6) {
+	if ids := snapshotIDs(t, st); !slices.Equal(ids, []uint64{6}) {
 		t.Fatalf("after the GC the store holds %v, want [6]", ids)
 	}
 
@@ -103,7 +69,7 @@ func TestReplacedSnapshotsDroppedTogether(t *testing.T) {
 	}
 	st.snapMu.Unlock()
 	write(8) // 6 goes first; 7 waits like any replaced snapshot
-	if ids := storedSnapshotIDs(t, st); !sameIDs(ids, 7, 8) {
+	if ids := snapshotIDs(t, st); !slices.Equal(ids, []uint64{7, 8}) {
 		t.Fatalf("short of space the store holds %v, want [7 8]", ids)
 	}
 }
