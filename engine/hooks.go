@@ -33,7 +33,7 @@ func (s *State) scoresChanged() {
 }
 
 // ratingInputsChanged tells the background ratings fit that its inputs changed in a way
-// the score cache does not see (a project hidden or shown, focus_top changed).
+// the score cache does not see (a project added, hidden or shown, focus_top changed).
 func (s *State) ratingInputsChanged() {
 	c := &s.jd().scores
 	c.mu.Lock()

@@ -127,6 +127,9 @@ func (cmd *CreateProjects) apply(s *State, c *Ctx) (any, error) {
 		res.IDs = append(res.IDs, p.ID)
 		c.emit(Event{Type: EvExpo, To: ToEveryone, Data: ExpoEvent{Action: "upsert", Project: p.Public()}})
 	}
+	if len(res.IDs) > 0 {
+		s.ratingInputsChanged() // new active projects get a rank and p_top from the next fit
+	}
 	switch {
 	case len(res.IDs) == 1:
 		c.logf("added project %s at table %d", keep[0].Name, loc)

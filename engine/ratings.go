@@ -149,7 +149,7 @@ func (j *Judge) ReliabilityOf() float64 {
 }
 
 // RatingInputsVersion counts changes to what the ratings are fitted from (views,
-// rankings, stars, hidden judges or projects, tracks). The background fitter refits when
+// rankings, stars, projects added, deleted, hidden or shown, hidden judges, tracks). The background fitter refits when
 // it moved.
 func (s *State) RatingInputsVersion() uint64 {
 	c := &s.jd().scores

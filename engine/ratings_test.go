@@ -370,3 +370,30 @@ func TestFitRatingsUntil(t *testing.T) {
 		t.Fatal("a fit whose stop channel is closed returned a result")
 	}
 }
+
+// TestRatingInputsFollowTheProjectSet: every change to the set of active projects moves
+// RatingInputsVersion, so the background fit ranks a project added, shown again or
+// removed without waiting for a judge's finish; a refused command moves nothing.
+func TestRatingInputsFollowTheProjectSet(t *testing.T) {
+	r := newRig(t)
+	v := r.e.s.RatingInputsVersion()
+	step := func(what string, actor Actor, cmd Command) {
+		t.Helper()
+		r.must(actor, cmd)
+		if now := r.e.s.RatingInputsVersion(); now == v {
+			t.Fatalf("%s: RatingInputsVersion stayed %d", what, v)
+		} else {
+			v = now
+		}
+	}
+	step("create", Admin, &CreateProjects{Projects: []NewProject{{Name: "A"}, {Name: "B"}}})
+	ps := r.projects(1)
+	v = r.e.s.RatingInputsVersion()
+	step("hide", Admin, &HideProjects{Projects: ps, Hide: true})
+	step("show", Admin, &HideProjects{Projects: ps, Hide: false})
+	step("delete", Admin, &DeleteProject{Project: ps[0]})
+	r.fails(KindInvalid, Admin, &CreateProjects{Projects: []NewProject{{Name: ""}}})
+	if now := r.e.s.RatingInputsVersion(); now != v {
+		t.Fatalf("a refused create moved RatingInputsVersion %d -> %d", v, now)
+	}
+}

@@ -9,6 +9,7 @@ import (
 var (
 	descReady    = prometheus.NewDesc("podium_ready", "1 while the server is ready: recovered, able to write and not shutting down (as GET /readyz).", nil, nil)
 	descReadOnly = prometheus.NewDesc("podium_journal_readonly", "1 while changes are refused because the journal cannot be written (SPEC §8).", nil, nil)
+	descRatings  = prometheus.NewDesc("podium_ratings_pending_changes", "Changes to the ratings' inputs (finishes, rankings, stars, hides) that no stored ratings fit has seen yet; 0 = the ratings are current (SPEC §6a).", nil, nil)
 )
 
 // healthCollector reports readiness and the read-only state at scrape time.
@@ -16,16 +17,18 @@ type healthCollector struct {
 	mu       sync.Mutex
 	ready    func() bool
 	readOnly func() bool
+	pending  func() uint64
 }
 
 func (c *healthCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descReady
 	ch <- descReadOnly
+	ch <- descRatings
 }
 
 func (c *healthCollector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
-	ready, readOnly := c.ready, c.readOnly
+	ready, readOnly, pending := c.ready, c.readOnly, c.pending
 	c.mu.Unlock()
 	r, ro := false, false
 	if ready != nil {
@@ -36,6 +39,19 @@ func (c *healthCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(descReady, prometheus.GaugeValue, boolValue(r))
 	ch <- prometheus.MustNewConstMetric(descReadOnly, prometheus.GaugeValue, boolValue(ro))
+	var p uint64
+	if pending != nil {
+		p = pending()
+	}
+	ch <- prometheus.MustNewConstMetric(descRatings, prometheus.GaugeValue, float64(p))
+}
+
+// WatchRatings makes podium_ratings_pending_changes read pending at scrape time (pass
+// persist.Node.RatingsPending). Before it is called it reads 0.
+func (m *Metrics) WatchRatings(pending func() uint64) {
+	m.health.mu.Lock()
+	m.health.pending = pending
+	m.health.mu.Unlock()
 }
 
 // WatchHealth makes podium_ready and podium_journal_readonly read the store at scrape

@@ -74,6 +74,7 @@ func TestSpecFamilies(t *testing.T) {
 		"podium_deliberation":                   dto.MetricType_GAUGE,
 		"podium_ready":                          dto.MetricType_GAUGE,
 		"podium_journal_readonly":               dto.MetricType_GAUGE,
+		"podium_ratings_pending_changes":        dto.MetricType_GAUGE,
 		"podium_views":                          dto.MetricType_GAUGE,
 		"go_goroutines":                         dto.MetricType_GAUGE,
 		"process_resident_memory_bytes":         dto.MetricType_GAUGE,
@@ -116,8 +117,9 @@ func TestSpecFamilies(t *testing.T) {
 	}
 }
 
-// TestHealthGauges checks that podium_ready and podium_journal_readonly follow the
-// functions given to WatchHealth, and read 0 before it.
+// TestHealthGauges checks that podium_ready, podium_journal_readonly and
+// podium_ratings_pending_changes follow the functions given to WatchHealth and
+// WatchRatings, and read 0 before them.
 func TestHealthGauges(t *testing.T) {
 	m := New()
 	srv := httptest.NewServer(m.Handler())
@@ -139,7 +141,12 @@ func TestHealthGauges(t *testing.T) {
 			}
 		}
 	}
-	want(scrape(), "podium_ready 0", "podium_journal_readonly 0")
+	want(scrape(), "podium_ready 0", "podium_journal_readonly 0", "podium_ratings_pending_changes 0")
+	pending := uint64(17)
+	m.WatchRatings(func() uint64 { return pending })
+	want(scrape(), "podium_ratings_pending_changes 17")
+	pending = 0
+	want(scrape(), "podium_ratings_pending_changes 0")
 	ready, ro := true, false
 	m.WatchHealth(func() bool { return ready }, func() bool { return ro })
 	want(scrape(), "podium_ready 1", "podium_journal_readonly 0")

@@ -87,6 +87,10 @@ type Node struct {
 	probeDone chan struct{}
 	// ratingsDone is closed when the ratings loop ends (at once when it is off).
 	ratingsDone chan struct{}
+	// ratingsFitted is the inputs version of the last stored (or confirmed) fit;
+	// ratingsChecked turns true once the fit after the start has been done (RatingsPending).
+	ratingsFitted  atomic.Uint64
+	ratingsChecked atomic.Bool
 	closing     atomic.Bool
 	failed      atomic.Pointer[error]
 	// dirty is set when the state may hold changes that are not in the journal.

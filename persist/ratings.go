@@ -99,6 +99,7 @@ func (n *Node) ratingsLoop() {
 		if check && !in.Changes(cmd) {
 			n.log.Debug().Dur("took", took).Msg("ratings checked after start: current")
 			check, fitted, pending = false, in.Version, 0
+			n.publishFitted(fitted)
 			if in.Version != seen {
 				pending = 1
 			}
@@ -110,10 +111,38 @@ func (n *Node) ratingsLoop() {
 		}
 		n.log.Debug().Dur("took", took).Int("projects", len(in.Projects)).Int("judges", len(in.Judges)).Msg("ratings refitted")
 		check, fitted, pending = false, in.Version, 0
+		n.publishFitted(fitted)
 		if in.Version != seen {
 			pending = 1 // changes arrived while fitting: go again soon
 		}
 	}
+}
+
+// publishFitted records for RatingsPending that the ratings are fitted up to version v.
+func (n *Node) publishFitted(v uint64) {
+	n.ratingsFitted.Store(v)
+	n.ratingsChecked.Store(true)
+}
+
+// RatingsPending is the number of changes to the ratings' inputs that no stored fit has
+// seen yet (0 = the ratings are current; podium_ratings_pending_changes). After a start
+// it is at least 1 until the first fit has confirmed or replaced the journaled ratings.
+// A node that does not fit (no ratings loop, a cluster follower) reports 0: it applies
+// the leader's fits.
+func (n *Node) RatingsPending() uint64 {
+	if !n.opts.Ratings || !n.fitsRatings() {
+		return 0
+	}
+	var v uint64
+	n.eng.Read(func(s *engine.State) { v = s.RatingInputsVersion() })
+	f := n.ratingsFitted.Load()
+	if !n.ratingsChecked.Load() {
+		return max(1, v-min(f, v))
+	}
+	if v < f { // the counter restarted (state restored) since the fit
+		return 1
+	}
+	return v - f
 }
 
 // fitsRatings says whether this node fits the ratings: a single node always, a cluster

@@ -51,7 +51,8 @@ func fittedRatings(n *Node) (fitted int, applied uint64) {
 
 // TestRatingsRefitAfterRestart: changes the fitter had not caught up with when the
 // node stopped are fitted after the next start without any new change; a start with
-// current ratings stores nothing.
+// current ratings stores nothing. RatingsPending counts the changes no fit has seen
+// and reads 0 once the ratings are current.
 func TestRatingsRefitAfterRestart(t *testing.T) {
 	dir := t.TempDir()
 	// A fitter that never gets to fit during the first run.
@@ -68,6 +69,9 @@ func TestRatingsRefitAfterRestart(t *testing.T) {
 	if f, _ := fittedRatings(n); f != 0 {
 		t.Fatalf("%d projects fitted in the first run", f)
 	}
+	if p := n.RatingsPending(); p < 4*3 {
+		t.Fatalf("RatingsPending %d after 12 unfitted finishes", p)
+	}
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +79,7 @@ func TestRatingsRefitAfterRestart(t *testing.T) {
 	n = openNode(t, dir, Options{Ratings: true})
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if f, _ := fittedRatings(n); f > 0 {
+		if f, _ := fittedRatings(n); f > 0 && n.RatingsPending() == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -100,6 +104,9 @@ func TestRatingsRefitAfterRestart(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond) // the check runs on the first poll (100 ms)
 	if _, now := fittedRatings(n); now != applied {
 		t.Fatalf("a start with current ratings applied %d commands", now-applied)
+	}
+	if p := n.RatingsPending(); p != 0 {
+		t.Fatalf("RatingsPending %d after the start's check found the ratings current", p)
 	}
 	n.Read(func(s *engine.State) {
 		for i, id := range projects {

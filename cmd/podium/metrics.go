@@ -30,6 +30,7 @@ func init() {
 	serveHooks = append(serveHooks, func(c *config, node *persist.Node, log zerolog.Logger) ([]transport.Option, func(), error) {
 		m.WatchState(node.Read)
 		m.WatchHealth(node.Ready, func() bool { return node.Failure() != nil })
+		m.WatchRatings(node.RatingsPending)
 		opts := []transport.Option{transport.WithObserver(m), transport.WithHubObserver(m)}
 		opts = append(opts, transport.WithMailObserver(m))
 		if c.metricsAddr == "" {

@@ -18,13 +18,34 @@ var listEndpoints = []string{
 	"/api/admin/flags", "/api/challenges", "/api/group-info", "/api/admin/stats",
 }
 
+// snapshotLists waits until the background ratings fit has seen every change (the
+// lists carry rank and p_top, which a fit landing between two captures would change),
+// then reads every list endpoint.
 func (p *proc) snapshotLists() map[string]string {
 	p.t.Helper()
+	p.ratingsCurrent()
 	out := map[string]string{}
 	for _, path := range listEndpoints {
 		out[path] = string(p.must("GET", path, nil, ""))
 	}
 	return out
+}
+
+// ratingsCurrent waits until /metrics says no change awaits a ratings fit (SPEC §6a:
+// the fit runs in the background, a second or so after the last change).
+func (p *proc) ratingsCurrent() {
+	p.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, b, err := p.req("GET", "/metrics", nil, "")
+		if err == nil && strings.Contains(string(b), "\npodium_ratings_pending_changes 0\n") {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("ratings still not fitted after 30 s (err %v)", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // download fetches GET path as admin into file.
