@@ -26,7 +26,7 @@ import (
 // counter says: the journaled ratings may predate the last changes before the stop (a
 // burst shorter than RatingsQuiet, or fewer than RatingsEvery changes). That result is
 // stored only when it differs from the journaled ratings (RatingInput.Changes), so an
-// idle restart writes nothing.
+// idle restart writes nothing. A restored backup is checked the same way.
 
 const (
 	defaultRatingsEvery = 5
@@ -73,8 +73,8 @@ func (n *Node) ratingsLoop() {
 		}
 		if v != seen {
 			pending += v - seen
-			if v < seen { // the counter restarted (state restored)
-				pending = uint64(every)
+			if v < seen { // the counter restarted (a backup restored): fit, store if it differs
+				pending, check = uint64(every), true
 			}
 			seen, changedAt = v, time.Now()
 		}

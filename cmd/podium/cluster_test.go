@@ -506,6 +506,12 @@ func TestCluster(t *testing.T) {
 	t.Run("a backup restored on the leader replaces the state of every node", func(t *testing.T) {
 		var cur *clusterNode
 		waitFor(t, 15*time.Second, "a leader", func() bool { cur = c.leader(all); return cur != nil })
+		// The backed-up ratings are current: no fit lands between the backup and the
+		// list read below, and the check after the restore stores nothing.
+		waitFor(t, 30*time.Second, "current ratings on the leader", func() bool {
+			_, m, _ := call(cur.url(), "GET", "/metrics", nil)
+			return bytes.Contains(m, []byte("\npodium_ratings_pending_changes 0\n"))
+		})
 		code, b, err := call(cur.url(), "POST", "/api/admin/backup", nil)
 		if err != nil || code != 200 {
 			t.Fatalf("backup: %d %v %s", code, err, b)
