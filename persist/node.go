@@ -91,8 +91,8 @@ type Node struct {
 	// ratingsChecked turns true once the fit after the start has been done (RatingsPending).
 	ratingsFitted  atomic.Uint64
 	ratingsChecked atomic.Bool
-	closing     atomic.Bool
-	failed      atomic.Pointer[error]
+	closing        atomic.Bool
+	failed         atomic.Pointer[error]
 	// dirty is set when the state may hold changes that are not in the journal.
 	dirty atomic.Bool
 
