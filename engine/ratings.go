@@ -149,8 +149,8 @@ func (j *Judge) ReliabilityOf() float64 {
 }
 
 // RatingInputsVersion counts changes to what the ratings are fitted from (views,
-// rankings, stars, projects added, deleted, hidden or shown, hidden judges, tracks). The background fitter refits when
-// it moved.
+// rankings, stars, projects added, deleted, hidden or shown, hidden judges, tracks).
+// The background fitter refits when it moved.
 func (s *State) RatingInputsVersion() uint64 {
 	c := &s.jd().scores
 	c.mu.Lock()

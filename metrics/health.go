@@ -9,7 +9,7 @@ import (
 var (
 	descReady    = prometheus.NewDesc("podium_ready", "1 while the server is ready: recovered, able to write and not shutting down (as GET /readyz).", nil, nil)
 	descReadOnly = prometheus.NewDesc("podium_journal_readonly", "1 while changes are refused because the journal cannot be written (SPEC §8).", nil, nil)
-	descRatings  = prometheus.NewDesc("podium_ratings_pending_changes", "Changes to the ratings' inputs (finishes, rankings, stars, hides) that no stored ratings fit has seen yet; 0 = the ratings are current (SPEC §6a).", nil, nil)
+	descRatings  = prometheus.NewDesc("podium_ratings_pending_changes", "Changes to the ratings' inputs (finishes, rankings, stars, projects added or hidden) that no stored ratings fit has seen yet; 0 = the ratings are current (SPEC §6a).", nil, nil)
 )
 
 // healthCollector reports readiness and the read-only state at scrape time.

@@ -135,10 +135,10 @@ func (n *Node) RatingsPending() uint64 {
 	}
 	var v uint64
 	n.eng.Read(func(s *engine.State) { v = s.RatingInputsVersion() })
-	f := n.ratingsFitted.Load()
-	if !n.ratingsChecked.Load() {
-		return max(1, v-min(f, v))
+	if !n.ratingsChecked.Load() { // nothing fitted since the start yet
+		return max(1, v)
 	}
+	f := n.ratingsFitted.Load()
 	if v < f { // the counter restarted (state restored) since the fit
 		return 1
 	}
