@@ -345,11 +345,15 @@ func (n *Node) submit(ctx context.Context, r *request) (any, error) {
 	}
 	r.done = make(chan struct{})
 	select {
-	case n.in <- r:
-	case <-n.quit:
-		return nil, ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	case n.in <- r: // the queue has room (the common case): no three-way select
+	default:
+		select {
+		case n.in <- r:
+		case <-n.quit:
+			return nil, ErrClosed
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	<-r.done // once queued, the command is applied or refused; wait for the outcome
 	return r.res, r.err
