@@ -66,18 +66,23 @@ type RatioReport struct {
 	ServerCPUAction     []float64 `json:"server_cpu_us_per_judge_action"`
 	LoadgenCPUHeartbeat []float64 `json:"loadgen_cpu_us_per_heartbeat"`
 	LoadgenCPUAction    []float64 `json:"loadgen_cpu_us_per_judge_action"`
-	PodiumWSKiB         []float64 `json:"podium_kib_per_idle_ws"`
-	BaselineWSKiB       []float64 `json:"baseline_kib_per_idle_ws"`
-	PodiumP50           []float64 `json:"podium_broadcast_p50_ms"`
-	PodiumP99           []float64 `json:"podium_broadcast_p99_ms"`
-	BaselineP50         []float64 `json:"baseline_broadcast_p50_ms"`
-	BaselineP99         []float64 `json:"baseline_broadcast_p99_ms"`
-	PodiumCPU           []float64 `json:"podium_cpu_us_per_delivery"`
-	BaselineCPU         []float64 `json:"baseline_cpu_us_per_delivery"`
-	PodiumMissed        int       `json:"podium_deliveries_missed"`
-	BaselineMissed      int       `json:"baseline_deliveries_missed"`
-	LoadAvg             []string  `json:"loadavg_per_round"`
-	Notes               []string  `json:"notes"`
+	// Share of the machine's CPU time left idle (idle + iowait, all CPUs, /proc/stat)
+	// during each round's heartbeat and judge slices, in percent: the two loads can only
+	// be compared by their CPU cost when the machine is equally busy in both.
+	IdleHeartbeat  []float64 `json:"machine_idle_pct_heartbeat"`
+	IdleAction     []float64 `json:"machine_idle_pct_judge_action"`
+	PodiumWSKiB    []float64 `json:"podium_kib_per_idle_ws"`
+	BaselineWSKiB  []float64 `json:"baseline_kib_per_idle_ws"`
+	PodiumP50      []float64 `json:"podium_broadcast_p50_ms"`
+	PodiumP99      []float64 `json:"podium_broadcast_p99_ms"`
+	BaselineP50    []float64 `json:"baseline_broadcast_p50_ms"`
+	BaselineP99    []float64 `json:"baseline_broadcast_p99_ms"`
+	PodiumCPU      []float64 `json:"podium_cpu_us_per_delivery"`
+	BaselineCPU    []float64 `json:"baseline_cpu_us_per_delivery"`
+	PodiumMissed   int       `json:"podium_deliveries_missed"`
+	BaselineMissed int       `json:"baseline_deliveries_missed"`
+	LoadAvg        []string  `json:"loadavg_per_round"`
+	Notes          []string  `json:"notes"`
 }
 
 func (c *RatioConfig) defaults() {
@@ -308,15 +313,21 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 		var hb, ja float64
 		var cpu [4]float64 // server and load generator CPU s: heartbeat, judge actions
 		var reqs [2]float64
+		var idle [4]float64 // machine idle and total ticks: heartbeat, judge actions
 		me := os.Getpid()
 		for k := 0; k < ratioSlices && ctx.Err() == nil; k++ {
+			i0, m0 := machineCPU()
 			s0, l0, t0 := procCPU(srv.pid()), procCPU(me), time.Now()
 			rate := heartbeat(hc, podiumURL, cfg.Conns, cfg.Phase/ratioSlices)
 			s1, l1, t1 := procCPU(srv.pid()), procCPU(me), time.Now()
+			i1, m1 := machineCPU()
 			hb += rate / ratioSlices
 			reqs[0] += rate * t1.Sub(t0).Seconds()
 			rate, out := judgeActions(hc, podiumURL, judges, cfg.Phase/ratioSlices)
 			s2, l2 := procCPU(srv.pid()), procCPU(me)
+			i2, m2 := machineCPU()
+			idle[0], idle[1] = idle[0]+i1-i0, idle[1]+m1-m0
+			idle[2], idle[3] = idle[2]+i2-i1, idle[3]+m2-m1
 			ja += rate / ratioSlices
 			reqs[1] += rate * time.Since(t1).Seconds()
 			rep.Exhausted += out
@@ -328,6 +339,10 @@ func RunRatio(ctx context.Context, cfg RatioConfig) (*RatioReport, error) {
 			rep.ServerCPUAction = append(rep.ServerCPUAction, cpu[1]/reqs[1]*1e6)
 			rep.LoadgenCPUHeartbeat = append(rep.LoadgenCPUHeartbeat, cpu[2]/reqs[0]*1e6)
 			rep.LoadgenCPUAction = append(rep.LoadgenCPUAction, cpu[3]/reqs[1]*1e6)
+		}
+		if idle[1] > 0 && idle[3] > 0 {
+			rep.IdleHeartbeat = append(rep.IdleHeartbeat, 100*idle[0]/idle[1])
+			rep.IdleAction = append(rep.IdleAction, 100*idle[2]/idle[3])
 		}
 		rep.Heartbeat = append(rep.Heartbeat, hb)
 		rep.JudgeActions = append(rep.JudgeActions, ja)
@@ -623,6 +638,10 @@ func (rep *RatioReport) Print(w io.Writer) {
 		sh, sa := median(rep.ServerCPUHeartbeat), median(rep.ServerCPUAction)
 		fmt.Fprintf(w, "  CPU µs per request (medians): server %.1f per heartbeat, %.1f per judge action (%.1f×); load generator %.1f and %.1f\n",
 			sh, sa, sa/sh, median(rep.LoadgenCPUHeartbeat), median(rep.LoadgenCPUAction))
+	}
+	if len(rep.IdleAction) > 0 {
+		fmt.Fprintf(w, "  machine CPU idle (medians, idle + iowait): %.1f%% during heartbeats, %.1f%% during judge actions\n",
+			median(rep.IdleHeartbeat), median(rep.IdleAction))
 	}
 	row := func(name string, p, b []float64) {
 		var ratios []float64

@@ -44,6 +44,15 @@ func TestRatioBenchmarkRuns(t *testing.T) {
 	if rep.PodiumWSKiB[0] <= 0 || rep.BaselineWSKiB[0] <= 0 || rep.PodiumP99[0] <= 0 || rep.BaselineP99[0] <= 0 {
 		t.Fatalf("websocket figures missing: %+v", rep)
 	}
+	// The machine's idle share is sampled from /proc/stat around both kinds of slice.
+	if len(rep.IdleHeartbeat) != 1 || len(rep.IdleAction) != 1 {
+		t.Fatalf("machine idle figures missing: %+v", rep)
+	}
+	for _, p := range []float64{rep.IdleHeartbeat[0], rep.IdleAction[0]} {
+		if p < 0 || p > 100 {
+			t.Fatalf("machine idle %.1f%% is not a share", p)
+		}
+	}
 	if rep.PodiumMissed != 0 || rep.BaselineMissed != 0 {
 		t.Fatalf("missed deliveries: podium %d, baseline %d", rep.PodiumMissed, rep.BaselineMissed)
 	}
@@ -57,7 +66,7 @@ func TestRatioBenchmarkRuns(t *testing.T) {
 	}
 	var out bytes.Buffer
 	rep.Print(&out)
-	if !strings.Contains(out.String(), "server CPU µs per delivery") {
+	if !strings.Contains(out.String(), "server CPU µs per delivery") || !strings.Contains(out.String(), "machine CPU idle") {
 		t.Fatalf("report:\n%s", out.String())
 	}
 }

@@ -250,6 +250,29 @@ func selfCPU() float64 {
 	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
 
+// machineCPU returns the machine's idle and total CPU time so far in USER_HZ ticks
+// (the first line of /proc/stat, all CPUs): idle counts idle and iowait, total every
+// field up to steal. Zero when /proc/stat cannot be read.
+func machineCPU() (idle, total float64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, 0
+	}
+	for i, v := range f[1:9] { // user nice system idle iowait irq softirq steal
+		x, _ := strconv.ParseFloat(v, 64)
+		total += x
+		if i == 3 || i == 4 {
+			idle += x
+		}
+	}
+	return idle, total
+}
+
 // loadAvg returns the first three fields of /proc/loadavg.
 func loadAvg() string {
 	b, err := os.ReadFile("/proc/loadavg")
