@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -148,13 +149,18 @@ func (c *Ctx) newID() ID {
 
 // hasLineBreak reports whether b holds \r, \n, U+2028 or U+2029 (both encoded E2 80 A8/A9).
 func hasLineBreak(b []byte) bool {
-	for i, c := range b {
-		switch {
-		case c == '\r' || c == '\n':
-			return true
-		case c == 0xE2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9):
+	if bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
+		return true
+	}
+	for i := bytes.IndexByte(b, 0xE2); i >= 0; {
+		if i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9) {
 			return true
 		}
+		j := bytes.IndexByte(b[i+1:], 0xE2)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
 	}
 	return false
 }
@@ -237,8 +243,12 @@ func (c *Ctx) logEnd(b []byte) {
 		line = logLineBreaks.Replace(line) // names are user input: one entry is one line
 	}
 	s.Log = append(s.Log, line)
-	if len(s.Log) > MaxLogLines+MaxLogLines/5 {
-		s.Log = append([]string(nil), s.Log[len(s.Log)-MaxLogLines:]...)
+	if len(s.Log) > logTrimAt {
+		// The kept lines get room for the next logTrimAt-MaxLogLines at once: trimmed to
+		// an exact fit, the very next line would copy all 50,000 again to grow it.
+		kept := make([]string, MaxLogLines, logTrimAt+1)
+		copy(kept, s.Log[len(s.Log)-MaxLogLines:])
+		s.Log = kept
 	}
 	c.emit(Event{Type: EvLog, To: ToAdmins, Data: LogEvent{Lines: []string{line}}})
 }

@@ -23,10 +23,23 @@ func TestAppendLogTimeMatchesFormat(t *testing.T) {
 }
 
 func TestHasLineBreak(t *testing.T) {
-	for _, s := range []string{"", "plain", "a\rb", "a\nb", "x\u2028", "\u2029y", "é€☃", "\xe2\x80", "\xe2\x80\xa7", "tab\there"} {
+	for _, s := range []string{"", "plain", "a\rb", "a\nb", "x\u2028", "\u2029y", "é€☃", "\xe2\x80", "\xe2\x80\xa7", "tab\there",
+		"€\u2028", "€☃x\u2029z", "\xe2\xe2\x80\xa8", "€€€", "end\xe2\x80\xa8", "\xe2\x80\xa8\xe2"} {
 		want := strings.ContainsAny(s, "\r\n\u2028\u2029")
 		if got := hasLineBreak([]byte(s)); got != want {
 			t.Errorf("%q: %v, want %v", s, got, want)
+		}
+	}
+	// Random strings over the bytes that matter, against the library.
+	r := NewRand(5)
+	alphabet := []byte{'a', '\r', '\n', 0xE2, 0x80, 0xA8, 0xA9, 0x82}
+	for i := 0; i < 50000; i++ {
+		b := make([]byte, r.Uint64()%9)
+		for k := range b {
+			b[k] = alphabet[r.Uint64()%uint64(len(alphabet))]
+		}
+		if got, want := hasLineBreak(b), strings.ContainsAny(string(b), "\r\n\u2028\u2029"); got != want {
+			t.Fatalf("%q: %v, want %v", b, got, want)
 		}
 	}
 }
@@ -56,5 +69,48 @@ func TestLogProjectMatchesLogf(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The audit log keeps the newest MaxLogLines lines, oldest first, through repeated
+// trims, and never holds more than logTrimAt.
+func TestAuditLogKeepsNewestLines(t *testing.T) {
+	s := NewState()
+	total := 3*logTrimAt + 17
+	for i := 0; i < total; i++ {
+		c := &Ctx{Time: 1_700_000_000_000, Actor: Admin, state: s}
+		c.logf("line %d", i)
+		if len(s.Log) > logTrimAt {
+			t.Fatalf("after line %d the log holds %d lines", i, len(s.Log))
+		}
+	}
+	if len(s.Log) < MaxLogLines {
+		t.Fatalf("log holds %d lines, want at least %d", len(s.Log), MaxLogLines)
+	}
+	first := total - len(s.Log)
+	for k, line := range s.Log {
+		if want := fmt.Sprintf("line %d", first+k); !strings.HasSuffix(line, "] "+want) {
+			t.Fatalf("line %d is %q, want it to end in %q", k, line, want)
+		}
+	}
+}
+
+// BenchmarkAuditLine is one judging-flow audit line at steady state (the log full, so
+// trims included): go test ./engine -run '^$' -bench AuditLine -benchmem
+func BenchmarkAuditLine(b *testing.B) {
+	s := NewState()
+	jid := ID{1}
+	s.Judges[jid] = &Judge{ID: jid, Name: "Ada Lovelace"}
+	p := &Project{Name: "A project of the ratio benchmark", Location: 42}
+	c := &Ctx{Time: 1_700_000_000_000, Actor: JudgeActor(jid), state: s}
+	for i := 0; i < logTrimAt; i++ {
+		c.events = nil
+		c.logProject("finished", p)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.events = nil
+		c.logProject("finished", p)
 	}
 }

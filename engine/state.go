@@ -56,6 +56,10 @@ func (s *State) PublicListChangedAt() uint64 { return s.publicAt }
 // MaxLogLines is how many audit log lines are kept.
 const MaxLogLines = 50000
 
+// logTrimAt is the length at which the audit log is cut back to MaxLogLines (every
+// MaxLogLines/5 lines, so that trimming is not a copy per line).
+const logTrimAt = MaxLogLines + MaxLogLines/5
+
 // Judge is a person who judges projects.
 type Judge struct {
 	ID    ID     `json:"id"`
