@@ -152,17 +152,16 @@ func hasLineBreak(b []byte) bool {
 	if bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
 		return true
 	}
-	for i := bytes.IndexByte(b, 0xE2); i >= 0; {
-		if i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9) {
+	for {
+		i := bytes.IndexByte(b, 0xE2)
+		if i < 0 || i+2 >= len(b) {
+			return false
+		}
+		if b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9) {
 			return true
 		}
-		j := bytes.IndexByte(b[i+1:], 0xE2)
-		if j < 0 {
-			break
-		}
-		i += 1 + j
+		b = b[i+1:]
 	}
-	return false
 }
 
 // logTimeLayout is the audit log's time format (UTC, milliseconds).

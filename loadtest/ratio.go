@@ -66,23 +66,23 @@ type RatioReport struct {
 	ServerCPUAction     []float64 `json:"server_cpu_us_per_judge_action"`
 	LoadgenCPUHeartbeat []float64 `json:"loadgen_cpu_us_per_heartbeat"`
 	LoadgenCPUAction    []float64 `json:"loadgen_cpu_us_per_judge_action"`
+	PodiumWSKiB         []float64 `json:"podium_kib_per_idle_ws"`
+	BaselineWSKiB       []float64 `json:"baseline_kib_per_idle_ws"`
+	PodiumP50           []float64 `json:"podium_broadcast_p50_ms"`
+	PodiumP99           []float64 `json:"podium_broadcast_p99_ms"`
+	BaselineP50         []float64 `json:"baseline_broadcast_p50_ms"`
+	BaselineP99         []float64 `json:"baseline_broadcast_p99_ms"`
+	PodiumCPU           []float64 `json:"podium_cpu_us_per_delivery"`
+	BaselineCPU         []float64 `json:"baseline_cpu_us_per_delivery"`
+	PodiumMissed        int       `json:"podium_deliveries_missed"`
+	BaselineMissed      int       `json:"baseline_deliveries_missed"`
+	LoadAvg             []string  `json:"loadavg_per_round"`
+	Notes               []string  `json:"notes"`
 	// Share of the machine's CPU time left idle (idle + iowait, all CPUs, /proc/stat)
 	// during each round's heartbeat and judge slices, in percent: the two loads can only
 	// be compared by their CPU cost when the machine is equally busy in both.
-	IdleHeartbeat  []float64 `json:"machine_idle_pct_heartbeat"`
-	IdleAction     []float64 `json:"machine_idle_pct_judge_action"`
-	PodiumWSKiB    []float64 `json:"podium_kib_per_idle_ws"`
-	BaselineWSKiB  []float64 `json:"baseline_kib_per_idle_ws"`
-	PodiumP50      []float64 `json:"podium_broadcast_p50_ms"`
-	PodiumP99      []float64 `json:"podium_broadcast_p99_ms"`
-	BaselineP50    []float64 `json:"baseline_broadcast_p50_ms"`
-	BaselineP99    []float64 `json:"baseline_broadcast_p99_ms"`
-	PodiumCPU      []float64 `json:"podium_cpu_us_per_delivery"`
-	BaselineCPU    []float64 `json:"baseline_cpu_us_per_delivery"`
-	PodiumMissed   int       `json:"podium_deliveries_missed"`
-	BaselineMissed int       `json:"baseline_deliveries_missed"`
-	LoadAvg        []string  `json:"loadavg_per_round"`
-	Notes          []string  `json:"notes"`
+	IdleHeartbeat []float64 `json:"machine_idle_pct_heartbeat"`
+	IdleAction    []float64 `json:"machine_idle_pct_judge_action"`
 }
 
 func (c *RatioConfig) defaults() {
