@@ -244,7 +244,7 @@ func (c *Ctx) logEnd(b []byte) {
 	s.Log = append(s.Log, line)
 	if len(s.Log) > logTrimAt {
 		// The kept lines get room for the next logTrimAt-MaxLogLines at once: trimmed to
-		// an exact fit, the very next line would copy all 50,000 again to grow it.
+		// an exact fit, the very next line would copy all MaxLogLines again to grow it.
 		kept := make([]string, MaxLogLines, logTrimAt+1)
 		copy(kept, s.Log[len(s.Log)-MaxLogLines:])
 		s.Log = kept
