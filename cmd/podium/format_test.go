@@ -1,0 +1,209 @@
+package main
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The data directories under testdata/format-v1 were written by the build before the
+// persist packages were split (journal, store and cluster in packages of their own):
+// loadtest runs against that binary, a clean stop (final snapshot), more load, public
+// content, then SIGKILL, so each holds a snapshot and journal records after it. One is a
+// single node, the other a one-node raft cluster (raft log on the journal, stable store,
+// FSM snapshots in Badger). The golden files hold what that build served after opening a
+// copy of them: the SHA-256 of every listed response and, for the cluster, the state
+// digest of GET /api/admin/cluster. A later build must open them to the same state.
+//
+// To record the golden files again with another binary (only when the formats change on
+// purpose, with a migration):
+//
+//	PODIUM_FORMAT_RECORD=/path/to/old/podium go test -run TestDataDirFromEarlierBuild ./cmd/podium
+const formatFixtures = "testdata/format-v1"
+
+// formatEndpoints are the responses compared: every list, export and statistic an
+// organiser reads, and the public content. The single node also compares the clock (it
+// comes back paused at the moment of the kill); a cluster keeps its clock running, so
+// its elapsed time differs from run to run and only the state digest covers it.
+var formatEndpoints = []string{
+	"/api/judge/list", "/api/project/list", "/api/project/list/public",
+	"/api/judge/stats", "/api/project/stats", "/api/challenges",
+	"/api/admin/options", "/api/admin/stats", "/api/admin/flags", "/api/admin/results",
+	"/api/admin/started",
+	"/api/admin/export/judges", "/api/admin/export/projects", "/api/admin/export/rankings",
+	"/api/admin/export/challenges",
+	"/api/admin/content/schedule", "/api/admin/content/sponsors", "/api/admin/content/faq",
+}
+
+// formatGolden is one fixture's recorded view.
+type formatGolden struct {
+	Responses   map[string]string `json:"responses"` // path -> SHA-256 of the body
+	StateDigest string            `json:"state_digest,omitempty"`
+}
+
+func TestDataDirFromEarlierBuild(t *testing.T) {
+	bin := os.Getenv("PODIUM_FORMAT_RECORD")
+	for _, mode := range []string{"single", "cluster"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			untarFixture(t, filepath.Join(formatFixtures, mode+".tar.gz"), dir)
+			data := filepath.Join(dir, mode)
+			var env []string
+			if mode == "cluster" {
+				ports := freePorts(t, 1)
+				raftAddr := fmt.Sprintf("127.0.0.1:%d", ports[0])
+				// The node keeps its id; its addresses may change between runs (the
+				// fixture was written on other ports).
+				env = []string{"NODE_ID=node1", "RAFT_ADDR=" + raftAddr,
+					"CLUSTER_PEERS=node1=" + raftAddr + "=http://127.0.0.1:1",
+					"CLUSTER_SECRET=fixture-cluster-secret-0123456789abcdef"}
+			}
+			var p *proc
+			if bin != "" {
+				cmd := exec.Command(bin)
+				cmd.Env = append(os.Environ(), "PORT=0", "DATA_DIR="+data, "ADMIN_PASSWORD="+killPassword, "LOG_LEVEL=warn")
+				cmd.Env = append(cmd.Env, env...)
+				p = startCmd(t, cmd)
+			} else {
+				p = startBinary(t, data, env...)
+			}
+			waitReady(t, p)
+			p.ratingsCurrent()
+			got := formatGolden{Responses: map[string]string{}}
+			bodies := map[string][]byte{}
+			endpoints := formatEndpoints
+			if mode == "single" {
+				endpoints = append(endpoints[:len(endpoints):len(endpoints)], "/api/admin/clock")
+			}
+			for _, path := range endpoints {
+				b := p.must("GET", path, nil, "")
+				sum := sha256.Sum256(b)
+				got.Responses[path] = hex.EncodeToString(sum[:])
+				bodies[path] = b
+			}
+			if mode == "cluster" {
+				var st clusterStatus
+				if err := json.Unmarshal(p.must("GET", "/api/admin/cluster", nil, ""), &st); err != nil {
+					t.Fatal(err)
+				}
+				if st.StateDigest.SHA256 == "" {
+					t.Fatal("cluster status has no state digest")
+				}
+				got.StateDigest = st.StateDigest.SHA256
+			}
+			golden := filepath.Join(formatFixtures, mode+".golden.json")
+			if bin != "" {
+				b, _ := json.MarshalIndent(got, "", "  ")
+				if err := os.WriteFile(golden, append(b, '\n'), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("recorded %s with %s", golden, bin)
+				return
+			}
+			var want formatGolden
+			b, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &want); err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Responses) != len(endpoints) {
+				t.Fatalf("golden file lists %d responses, the test %d: record it again", len(want.Responses), len(endpoints))
+			}
+			paths := make([]string, 0, len(want.Responses))
+			for path := range want.Responses {
+				paths = append(paths, path)
+			}
+			sort.Strings(paths)
+			for _, path := range paths {
+				if got.Responses[path] != want.Responses[path] {
+					body := string(bodies[path])
+					if len(body) > 400 {
+						body = body[:400] + "…"
+					}
+					t.Errorf("%s differs from what the earlier build served (body now: %s)", path, body)
+				}
+			}
+			if got.StateDigest != want.StateDigest {
+				t.Errorf("state digest %s, the earlier build had %s", got.StateDigest, want.StateDigest)
+			}
+		})
+	}
+}
+
+// waitReady polls /readyz until it answers 200.
+func waitReady(t *testing.T, p *proc) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, _, err := p.req("GET", "/readyz", nil, "")
+		if err == nil && code == 200 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not ready after 30 s (%d %v)", code, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// untarFixture unpacks a .tar.gz of a data directory into dir.
+func untarFixture(t *testing.T, archive, dir string) {
+	t.Helper()
+	f, err := os.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Clean(h.Name)
+		if strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
+			t.Fatalf("bad path in fixture: %q", h.Name)
+		}
+		target := filepath.Join(dir, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(target, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode)&0o777)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(out, tr); err != nil {
+				t.Fatal(err)
+			}
+			if err := out.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
