@@ -39,9 +39,9 @@ bench-ratio: build
 	$(GO) build -o ./loadtest-bin ./cmd/loadtest
 	./loadtest-bin -server ./podium -ratio -json bench-ratio-report.json $(BENCH_RATIO_ARGS)
 
-# Three cluster nodes on loopback (SPEC §8a): HTTP 8081-8083, raft 7001-7003, data under
-# $(DATA_DIR)/node1..3, a generated secret kept in $(DATA_DIR)/cluster_secret. Ctrl-C
-# stops all three.
+# Three cluster nodes on loopback (docs/cluster.md): HTTP 8081-8083, raft 7001-7003,
+# data under $(DATA_DIR)/node1..3, a generated secret kept in $(DATA_DIR)/cluster_secret.
+# Ctrl-C stops all three.
 CLUSTER_PEERS_LOCAL = node1=127.0.0.1:7001=http://127.0.0.1:8081,node2=127.0.0.1:7002=http://127.0.0.1:8082,node3=127.0.0.1:7003=http://127.0.0.1:8083
 cluster: build
 	@mkdir -p $(DATA_DIR)/node1 $(DATA_DIR)/node2 $(DATA_DIR)/node3
