@@ -1,6 +1,6 @@
-package engine
+package fit
 
-// The ratings fit's numeric kernels (ratings_fit.go drives them): the pass over every
+// The ratings fit's numeric kernels (fit.go drives them): the pass over every
 // judge's pairs that gives the gradient and curvature, the Hessian-vector product, and
 // the Newton steps (in θ alone, and in θ and the reliabilities together).
 

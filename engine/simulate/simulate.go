@@ -1,29 +1,33 @@
-package engine
-
-// A simulated expo with known true quality, for measuring how well judging names the
-// right winners (podium simulate, TestFocusBeatsSpread). It drives the real engine with
-// the same commands the server journals; only the judges are simulated.
+// Package simulate runs a simulated expo with known true quality, for measuring how
+// well judging names the right winners (podium simulate, TestFocusBeatsSpread). It
+// drives the real engine with the same commands the server journals; only the judges
+// are simulated. Like the engine it reads no clock and no global randomness: a seed
+// decides everything.
 //
 // Every project has a hidden true quality q ~ N(0, 1) and sits at its own table. Each
 // judge perceives a project once, as q plus its own noise: a careful judge's noise sd
 // is Noise·U(0.5, 1.5); a careless one (Careless of them) sees noise of sd
 // CarelessNoise. The default noise (1.1) is calibrated so that Jury's rule ("spread")
 // ranked by Copeland score names the true top 10 / top 3 with precision 0.51 / 0.31, as
-// measured for Podium before focus mode. After every finish the judge ranks all it saw (or its top RankTop)
-// by what it perceived and stars what it perceived above StarAbove. A visit takes
-// VisitMinutes plus WalkSeconds per table walked; judges work at the same time, so
-// projects are busy while someone looks at them. The server refits the ratings in the
-// background every few finishes; here the fit runs after every RefitEvery finishes
-// and its result is applied as the same journaled command.
+// measured for Podium before focus mode. After every finish the judge ranks all it saw
+// (or its top RankTop) by what it perceived and stars what it perceived above
+// StarAbove. A visit takes VisitMinutes plus WalkSeconds per table walked; judges work
+// at the same time, so projects are busy while someone looks at them. The server
+// refits the ratings in the background every few finishes; here the fit runs after
+// every RefitEvery finishes and its result is applied as the same journaled command.
+package simulate
 
 import (
 	"fmt"
 	"math"
 	"slices"
+
+	"podium/engine"
+	"podium/engine/fit"
 )
 
-// SimConfig describes one simulated event.
-type SimConfig struct {
+// Config describes one simulated event.
+type Config struct {
 	Projects, Judges, Visits int
 	Mode                     string  // assignment_mode: "focus" or "spread"
 	MinViews                 int     // min_views (-1: the default)
@@ -38,17 +42,17 @@ type SimConfig struct {
 	RefitEvery               int     // finishes between fits (0: max(5, judges/10))
 }
 
-// DefaultSimConfig returns the standard scenario: 100 projects, 25 judges × 12 visits.
-func DefaultSimConfig() SimConfig {
-	return SimConfig{
-		Projects: 100, Judges: 25, Visits: 12, Mode: ModeFocus, MinViews: -1,
+// DefaultConfig returns the standard scenario: 100 projects, 25 judges × 12 visits.
+func DefaultConfig() Config {
+	return Config{
+		Projects: 100, Judges: 25, Visits: 12, Mode: engine.ModeFocus, MinViews: -1,
 		Noise: 1.1, Careless: 0.1, CarelessNoise: 4, StarAbove: 1.0,
 		VisitMinutes: 5, WalkSeconds: 3,
 	}
 }
 
-// SimRun is the outcome of one simulated event.
-type SimRun struct {
+// Run is the outcome of one simulated event.
+type Run struct {
 	Rho        float64 // Spearman correlation of rank and true quality
 	Top10      float64 // share of the true top 10 among the top 10 by rank
 	Top3       float64
@@ -63,10 +67,10 @@ type SimRun struct {
 }
 
 type simJudge struct {
-	id      ID
+	id      engine.ID
 	noise   float64
-	seen    []ID
-	percept map[ID]float64
+	seen    []engine.ID
+	percept map[engine.ID]float64
 	left    int
 	at      float64 // minutes: when its next action is due
 	viewing bool
@@ -74,53 +78,53 @@ type simJudge struct {
 	walked  int
 }
 
-// Simulate runs one event with the given seed (judges, true qualities and the engine's
+// One runs one event with the given seed (judges, true qualities and the engine's
 // command seeds all derive from it).
-func Simulate(cfg SimConfig, seed uint64) (SimRun, error) {
-	rnd := NewRand(seed*0x9e3779b97f4a7c15 + 1)
-	e := New()
+func One(cfg Config, seed uint64) (Run, error) {
+	rnd := engine.NewRand(seed*0x9e3779b97f4a7c15 + 1)
+	e := engine.New()
 	now := int64(1_700_000_000_000)
-	apply := func(actor Actor, cmd Command) (any, error) {
+	apply := func(actor engine.Actor, cmd engine.Command) (any, error) {
 		now++
-		res, _, err := e.Apply(&Envelope{Time: now, Seed: rnd.Uint64(), Actor: actor, Cmd: cmd})
+		res, _, err := e.Apply(&engine.Envelope{Time: now, Seed: rnd.Uint64(), Actor: actor, Cmd: cmd})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", cmd.Kind(), err)
 		}
 		return res, nil
 	}
-	np := make([]NewProject, cfg.Projects)
+	np := make([]engine.NewProject, cfg.Projects)
 	for i := range np {
-		np[i] = NewProject{Name: fmt.Sprintf("Project %d", i+1)}
+		np[i] = engine.NewProject{Name: fmt.Sprintf("Project %d", i+1)}
 	}
-	res, err := apply(Admin, &CreateProjects{Projects: np})
+	res, err := apply(engine.Admin, &engine.CreateProjects{Projects: np})
 	if err != nil {
-		return SimRun{}, err
+		return Run{}, err
 	}
-	pids := res.(CreatedProjects).IDs
-	quality := make(map[ID]float64, len(pids))
+	pids := res.(engine.CreatedProjects).IDs
+	quality := make(map[engine.ID]float64, len(pids))
 	for _, id := range pids {
 		quality[id] = rnd.Norm()
 	}
-	nj := make([]NewJudge, cfg.Judges)
+	nj := make([]engine.NewJudge, cfg.Judges)
 	codes := make([]string, cfg.Judges)
 	for i := range nj {
-		nj[i] = NewJudge{Name: fmt.Sprintf("Judge %d", i+1), Email: fmt.Sprintf("j%d@example.com", i+1)}
+		nj[i] = engine.NewJudge{Name: fmt.Sprintf("Judge %d", i+1), Email: fmt.Sprintf("j%d@example.com", i+1)}
 		codes[i] = fmt.Sprintf("%08d", 10000000+i)
 	}
-	res, err = apply(Admin, &CreateJudges{Judges: nj, Codes: codes})
+	res, err = apply(engine.Admin, &engine.CreateJudges{Judges: nj, Codes: codes})
 	if err != nil {
-		return SimRun{}, err
+		return Run{}, err
 	}
 	judges := make([]*simJudge, cfg.Judges)
-	for i, c := range res.([]CreatedJudge) {
+	for i, c := range res.([]engine.CreatedJudge) {
 		noise := cfg.Noise * (0.5 + rnd.Float64())
 		if rnd.Float64() < cfg.Careless {
 			noise = cfg.CarelessNoise
 		}
 		// Judges arrive over the first minute, so they do not all start at table 1.
-		judges[i] = &simJudge{id: c.ID, noise: noise, percept: map[ID]float64{}, left: cfg.Visits, at: rnd.Float64(), lastLoc: -1}
+		judges[i] = &simJudge{id: c.ID, noise: noise, percept: map[engine.ID]float64{}, left: cfg.Visits, at: rnd.Float64(), lastLoc: -1}
 	}
-	opts := &SetOptions{JudgingTimer: ptr(0)}
+	opts := &engine.SetOptions{JudgingTimer: ptr(0)}
 	if cfg.Mode != "" {
 		opts.AssignmentMode = ptr(cfg.Mode)
 	}
@@ -130,20 +134,20 @@ func Simulate(cfg SimConfig, seed uint64) (SimRun, error) {
 	if cfg.FocusTop > 0 {
 		opts.FocusTop = ptr(cfg.FocusTop)
 	}
-	if _, err := apply(Admin, opts); err != nil {
-		return SimRun{}, err
+	if _, err := apply(engine.Admin, opts); err != nil {
+		return Run{}, err
 	}
-	if _, err := apply(Admin, &ClockUnpause{}); err != nil {
-		return SimRun{}, err
+	if _, err := apply(engine.Admin, &engine.ClockUnpause{}); err != nil {
+		return Run{}, err
 	}
 	refitEvery := cfg.RefitEvery
 	if refitEvery <= 0 {
 		refitEvery = max(5, cfg.Judges/10)
 	}
 	refit := func() error {
-		var in *RatingInput
-		e.Read(func(s *State) { in = s.RatingInput() })
-		_, err := apply(System, FitRatings(in))
+		var in *engine.RatingInput
+		e.Read(func(s *engine.State) { in = s.RatingInput() })
+		_, err := apply(engine.System, fit.Ratings(in))
 		return err
 	}
 
@@ -161,16 +165,16 @@ func Simulate(cfg SimConfig, seed uint64) (SimRun, error) {
 			break
 		}
 		if j.viewing {
-			var cur ID
-			e.Read(func(s *State) { cur = s.Judges[j.id].Current })
+			var cur engine.ID
+			e.Read(func(s *engine.State) { cur = s.Judges[j.id].Current })
 			y := quality[cur] + j.noise*rnd.Norm()
 			j.percept[cur] = y
 			j.seen = append(j.seen, cur)
-			if _, err := apply(JudgeActor(j.id), &JudgeFinish{Judge: j.id, Starred: y > cfg.StarAbove}); err != nil {
-				return SimRun{}, err
+			if _, err := apply(engine.JudgeActor(j.id), &engine.JudgeFinish{Judge: j.id, Starred: y > cfg.StarAbove}); err != nil {
+				return Run{}, err
 			}
-			if _, err := apply(JudgeActor(j.id), &JudgeRank{Judge: j.id, Ranking: j.ranking(cfg.RankTop)}); err != nil {
-				return SimRun{}, err
+			if _, err := apply(engine.JudgeActor(j.id), &engine.JudgeRank{Judge: j.id, Ranking: j.ranking(cfg.RankTop)}); err != nil {
+				return Run{}, err
 			}
 			j.viewing = false
 			j.left--
@@ -178,22 +182,22 @@ func Simulate(cfg SimConfig, seed uint64) (SimRun, error) {
 			finishes++
 			if finishes%refitEvery == 0 {
 				if err := refit(); err != nil {
-					return SimRun{}, err
+					return Run{}, err
 				}
 			}
 			continue
 		}
-		r, err := apply(JudgeActor(j.id), &JudgeNext{Judge: j.id})
+		r, err := apply(engine.JudgeActor(j.id), &engine.JudgeNext{Judge: j.id})
 		if err != nil {
-			return SimRun{}, err
+			return Run{}, err
 		}
-		nr := r.(NextResult)
+		nr := r.(engine.NextResult)
 		if nr.ProjectID.IsZero() {
 			j.left = 0 // nothing left for this judge
 			continue
 		}
 		var loc int
-		e.Read(func(s *State) { loc = s.Projects[nr.ProjectID].Location })
+		e.Read(func(s *engine.State) { loc = s.Projects[nr.ProjectID].Location })
 		walk := 0
 		if j.lastLoc >= 0 {
 			walk = abs(loc - j.lastLoc)
@@ -204,11 +208,11 @@ func Simulate(cfg SimConfig, seed uint64) (SimRun, error) {
 		j.at += cfg.VisitMinutes + cfg.WalkSeconds*float64(walk)/60
 	}
 	if err := refit(); err != nil {
-		return SimRun{}, err
+		return Run{}, err
 	}
 
-	out := SimRun{Minutes: end}
-	e.Read(func(s *State) { out.measure(s, quality) })
+	out := Run{Minutes: end}
+	e.Read(func(s *engine.State) { out.measure(s, quality) })
 	for _, j := range judges {
 		out.Walked += float64(j.walked)
 		out.RandomWalk += randomWalk(len(j.seen), cfg.Projects, rnd)
@@ -226,9 +230,9 @@ func abs(v int) int {
 }
 
 // ranking is the judge's ranking: what it saw, best perceived first (top k when k > 0).
-func (j *simJudge) ranking(k int) []ID {
-	r := append([]ID(nil), j.seen...)
-	slices.SortStableFunc(r, func(a, b ID) int {
+func (j *simJudge) ranking(k int) []engine.ID {
+	r := append([]engine.ID(nil), j.seen...)
+	slices.SortStableFunc(r, func(a, b engine.ID) int {
 		switch pa, pb := j.percept[a], j.percept[b]; {
 		case pa > pb:
 			return -1
@@ -244,7 +248,7 @@ func (j *simJudge) ranking(k int) []ID {
 }
 
 // randomWalk is the tables walked visiting n of the tables 1..tables in random order.
-func randomWalk(n, tables int, rnd *Rand) float64 {
+func randomWalk(n, tables int, rnd *engine.Rand) float64 {
 	perm := make([]int, tables)
 	for i := range perm {
 		perm[i] = i
@@ -261,19 +265,19 @@ func randomWalk(n, tables int, rnd *Rand) float64 {
 }
 
 // measure fills the quality measures from the final state.
-func (out *SimRun) measure(s *State, quality map[ID]float64) {
-	var ps []*Project
+func (out *Run) measure(s *engine.State, quality map[engine.ID]float64) {
+	var ps []*engine.Project
 	for _, p := range s.Projects {
 		if p.Active {
 			ps = append(ps, p)
 		}
 	}
-	byTruth := append([]*Project(nil), ps...)
-	slices.SortFunc(byTruth, func(a, b *Project) int { return cmpFloatDesc(quality[a.ID], quality[b.ID]) })
-	byRank := append([]*Project(nil), ps...)
-	slices.SortFunc(byRank, func(a, b *Project) int { return a.Ratings.Rank - b.Ratings.Rank })
-	byCope := append([]*Project(nil), ps...)
-	slices.SortFunc(byCope, func(a, b *Project) int {
+	byTruth := append([]*engine.Project(nil), ps...)
+	slices.SortFunc(byTruth, func(a, b *engine.Project) int { return cmpFloatDesc(quality[a.ID], quality[b.ID]) })
+	byRank := append([]*engine.Project(nil), ps...)
+	slices.SortFunc(byRank, func(a, b *engine.Project) int { return a.Ratings.Rank - b.Ratings.Rank })
+	byCope := append([]*engine.Project(nil), ps...)
+	slices.SortFunc(byCope, func(a, b *engine.Project) int {
 		if d := s.CopelandOf(b.ID).Score - s.CopelandOf(a.ID).Score; d != 0 {
 			return d
 		}
@@ -287,7 +291,7 @@ func (out *SimRun) measure(s *State, quality map[ID]float64) {
 		out.Winner = 1
 	}
 	// Spearman's rho between rank and true rank (no ties in either).
-	trueRank := make(map[ID]int, len(ps))
+	trueRank := make(map[engine.ID]int, len(ps))
 	for i, p := range byTruth {
 		trueRank[p.ID] = i
 	}
@@ -317,12 +321,12 @@ func cmpFloatDesc(a, b float64) int {
 }
 
 // overlap is the share of a's first k found among b's first k.
-func overlap(a, b []*Project, k int) float64 {
+func overlap(a, b []*engine.Project, k int) float64 {
 	k = min(k, len(a))
 	if k == 0 {
 		return 0
 	}
-	in := make(map[ID]bool, k)
+	in := make(map[engine.ID]bool, k)
 	for _, p := range a[:k] {
 		in[p.ID] = true
 	}
