@@ -160,27 +160,7 @@ func (f *fitter) gradient(rel bool) float64 {
 		}
 		end := f.gatherStars(star, nr)
 		if rel {
-			r := f.rel[j]
-			gr, hr := -(r-1)*relPrec, relPrec
-			for a := 0; a < end; a++ {
-				m := f.row(a, n, nr)
-				bs, dr, pr, qr := f.rowB[:m], f.rowD[:m], f.rowP[:m], f.rowQ[:m]
-				logistic(r, dr, pr, qr)
-				sa, rk := sl[a], 0.0
-				if a < nr {
-					rk = 1
-				}
-				for i, b := range bs {
-					sb := sl[b]
-					wab, wba := rk*wt+sw*sa*(1-sb), sw*sb*(1-sa)
-					d, p, q := dr[i], pr[i], qr[i]
-					gr += d * (wab*q - wba*p)
-					hr += d * d * (wab + wba) * p * q
-				}
-			}
-			nv := math.Min(maxRel, math.Max(minRel, r+gr/hr))
-			relStep = math.Max(relStep, math.Abs(nv-r))
-			f.rel[j] = nv
+			relStep = math.Max(relStep, f.stepRel(j, n, nr, end, wt, sw))
 		}
 		r := f.rel[j]
 		c := f.curv[f.cOff[j]:f.cOff[j+1]]
@@ -236,6 +216,35 @@ func (f *fitter) gradient(rel bool) float64 {
 		}
 	}
 	return relStep
+}
+
+// stepRel takes one Newton step on judge j's reliability with θ fixed, and returns its
+// size. The judge's list (n long, nr ranked, its pairs ending at end) is gathered in
+// vLoc and sLoc; wt and sw are its pairs' weights (see gradient).
+func (f *fitter) stepRel(j, n, nr, end int, wt, sw float64) float64 {
+	sl := f.sLoc[:n]
+	relPrec := 1 / (relPriorSD * relPriorSD)
+	r := f.rel[j]
+	gr, hr := -(r-1)*relPrec, relPrec
+	for a := 0; a < end; a++ {
+		m := f.row(a, n, nr)
+		bs, dr, pr, qr := f.rowB[:m], f.rowD[:m], f.rowP[:m], f.rowQ[:m]
+		logistic(r, dr, pr, qr)
+		sa, rk := sl[a], 0.0
+		if a < nr {
+			rk = 1
+		}
+		for i, b := range bs {
+			sb := sl[b]
+			wab, wba := rk*wt+sw*sa*(1-sb), sw*sb*(1-sa)
+			d, p, q := dr[i], pr[i], qr[i]
+			gr += d * (wab*q - wba*p)
+			hr += d * d * (wab + wba) * p * q
+		}
+	}
+	nv := math.Min(maxRel, math.Max(minRel, r+gr/hr))
+	f.rel[j] = nv
+	return math.Abs(nv - r)
 }
 
 // hessMul sets out = H·v (H the negative Hessian of the log posterior in θ, at the last
