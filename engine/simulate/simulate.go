@@ -81,29 +81,83 @@ type simJudge struct {
 // One runs one event with the given seed (judges, true qualities and the engine's
 // command seeds all derive from it).
 func One(cfg Config, seed uint64) (Run, error) {
-	rnd := engine.NewRand(seed*0x9e3779b97f4a7c15 + 1)
-	e := engine.New()
-	now := int64(1_700_000_000_000)
-	apply := func(actor engine.Actor, cmd engine.Command) (any, error) {
-		now++
-		res, _, err := e.Apply(&engine.Envelope{Time: now, Seed: rnd.Uint64(), Actor: actor, Cmd: cmd})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", cmd.Kind(), err)
-		}
-		return res, nil
+	ev := &event{cfg: cfg, rnd: engine.NewRand(seed*0x9e3779b97f4a7c15 + 1), e: engine.New(), now: 1_700_000_000_000}
+	if err := ev.setUp(); err != nil {
+		return Run{}, err
 	}
+	for {
+		// The judge whose action is due first (ties: the earlier judge).
+		var j *simJudge
+		for _, c := range ev.judges {
+			if (c.left > 0 || c.viewing) && (j == nil || c.at < j.at) {
+				j = c
+			}
+		}
+		if j == nil {
+			break
+		}
+		var err error
+		if j.viewing {
+			err = ev.finish(j)
+		} else {
+			err = ev.next(j)
+		}
+		if err != nil {
+			return Run{}, err
+		}
+	}
+	if err := ev.refit(); err != nil {
+		return Run{}, err
+	}
+
+	out := Run{Minutes: ev.end}
+	ev.e.Read(func(s *engine.State) { out.measure(s, ev.quality) })
+	for _, j := range ev.judges {
+		out.Walked += float64(j.walked)
+		out.RandomWalk += randomWalk(len(j.seen), cfg.Projects, ev.rnd)
+	}
+	return out, nil
+}
+
+// event is one simulated event under way.
+type event struct {
+	cfg        Config
+	rnd        *engine.Rand // draws everything, the commands' seeds included
+	e          *engine.Engine
+	now        int64 // the last command's time (ms)
+	quality    map[engine.ID]float64
+	judges     []*simJudge
+	refitEvery int
+	finishes   int
+	end        float64 // minutes: the last finish
+}
+
+// apply applies cmd as actor, a millisecond after the last command.
+func (ev *event) apply(actor engine.Actor, cmd engine.Command) (any, error) {
+	ev.now++
+	res, _, err := ev.e.Apply(&engine.Envelope{Time: ev.now, Seed: ev.rnd.Uint64(), Actor: actor, Cmd: cmd})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd.Kind(), err)
+	}
+	return res, nil
+}
+
+// setUp creates the projects with their true quality, the judges with their noise,
+// and sets the options; the clock then runs.
+func (ev *event) setUp() error {
+	cfg := ev.cfg
 	np := make([]engine.NewProject, cfg.Projects)
 	for i := range np {
 		np[i] = engine.NewProject{Name: fmt.Sprintf("Project %d", i+1)}
 	}
-	res, err := apply(engine.Admin, &engine.CreateProjects{Projects: np})
+	res, err := ev.apply(engine.Admin, &engine.CreateProjects{Projects: np})
 	if err != nil {
-		return Run{}, err
+		return err
 	}
 	pids := res.(engine.CreatedProjects).IDs
-	quality := make(map[engine.ID]float64, len(pids))
+	ev.quality = make(map[engine.ID]float64, len(pids))
 	for _, id := range pids {
-		quality[id] = rnd.Norm()
+		ev.quality[id] = ev.rnd.Norm()
 	}
 	nj := make([]engine.NewJudge, cfg.Judges)
 	codes := make([]string, cfg.Judges)
@@ -111,18 +165,18 @@ func One(cfg Config, seed uint64) (Run, error) {
 		nj[i] = engine.NewJudge{Name: fmt.Sprintf("Judge %d", i+1), Email: fmt.Sprintf("j%d@example.com", i+1)}
 		codes[i] = fmt.Sprintf("%08d", 10000000+i)
 	}
-	res, err = apply(engine.Admin, &engine.CreateJudges{Judges: nj, Codes: codes})
+	res, err = ev.apply(engine.Admin, &engine.CreateJudges{Judges: nj, Codes: codes})
 	if err != nil {
-		return Run{}, err
+		return err
 	}
-	judges := make([]*simJudge, cfg.Judges)
+	ev.judges = make([]*simJudge, cfg.Judges)
 	for i, c := range res.([]engine.CreatedJudge) {
-		noise := cfg.Noise * (0.5 + rnd.Float64())
-		if rnd.Float64() < cfg.Careless {
+		noise := cfg.Noise * (0.5 + ev.rnd.Float64())
+		if ev.rnd.Float64() < cfg.Careless {
 			noise = cfg.CarelessNoise
 		}
 		// Judges arrive over the first minute, so they do not all start at table 1.
-		judges[i] = &simJudge{id: c.ID, noise: noise, percept: map[engine.ID]float64{}, left: cfg.Visits, at: rnd.Float64(), lastLoc: -1}
+		ev.judges[i] = &simJudge{id: c.ID, noise: noise, percept: map[engine.ID]float64{}, left: cfg.Visits, at: ev.rnd.Float64(), lastLoc: -1}
 	}
 	opts := &engine.SetOptions{JudgingTimer: ptr(0)}
 	if cfg.Mode != "" {
@@ -134,90 +188,76 @@ func One(cfg Config, seed uint64) (Run, error) {
 	if cfg.FocusTop > 0 {
 		opts.FocusTop = ptr(cfg.FocusTop)
 	}
-	if _, err := apply(engine.Admin, opts); err != nil {
-		return Run{}, err
-	}
-	if _, err := apply(engine.Admin, &engine.ClockUnpause{}); err != nil {
-		return Run{}, err
-	}
-	refitEvery := cfg.RefitEvery
-	if refitEvery <= 0 {
-		refitEvery = max(5, cfg.Judges/10)
-	}
-	refit := func() error {
-		var in *engine.RatingInput
-		e.Read(func(s *engine.State) { in = s.RatingInput() })
-		_, err := apply(engine.System, fit.Ratings(in))
+	if _, err := ev.apply(engine.Admin, opts); err != nil {
 		return err
 	}
+	if _, err := ev.apply(engine.Admin, &engine.ClockUnpause{}); err != nil {
+		return err
+	}
+	ev.refitEvery = cfg.RefitEvery
+	if ev.refitEvery <= 0 {
+		ev.refitEvery = max(5, cfg.Judges/10)
+	}
+	return nil
+}
 
-	finishes := 0
-	end := 0.0
-	for {
-		// The judge whose action is due first (ties: the earlier judge).
-		var j *simJudge
-		for _, c := range judges {
-			if (c.left > 0 || c.viewing) && (j == nil || c.at < j.at) {
-				j = c
-			}
-		}
-		if j == nil {
-			break
-		}
-		if j.viewing {
-			var cur engine.ID
-			e.Read(func(s *engine.State) { cur = s.Judges[j.id].Current })
-			y := quality[cur] + j.noise*rnd.Norm()
-			j.percept[cur] = y
-			j.seen = append(j.seen, cur)
-			if _, err := apply(engine.JudgeActor(j.id), &engine.JudgeFinish{Judge: j.id, Starred: y > cfg.StarAbove}); err != nil {
-				return Run{}, err
-			}
-			if _, err := apply(engine.JudgeActor(j.id), &engine.JudgeRank{Judge: j.id, Ranking: j.ranking(cfg.RankTop)}); err != nil {
-				return Run{}, err
-			}
-			j.viewing = false
-			j.left--
-			end = max(end, j.at)
-			finishes++
-			if finishes%refitEvery == 0 {
-				if err := refit(); err != nil {
-					return Run{}, err
-				}
-			}
-			continue
-		}
-		r, err := apply(engine.JudgeActor(j.id), &engine.JudgeNext{Judge: j.id})
-		if err != nil {
-			return Run{}, err
-		}
-		nr := r.(engine.NextResult)
-		if nr.ProjectID.IsZero() {
-			j.left = 0 // nothing left for this judge
-			continue
-		}
-		var loc int
-		e.Read(func(s *engine.State) { loc = s.Projects[nr.ProjectID].Location })
-		walk := 0
-		if j.lastLoc >= 0 {
-			walk = abs(loc - j.lastLoc)
-		}
-		j.walked += walk
-		j.lastLoc = loc
-		j.viewing = true
-		j.at += cfg.VisitMinutes + cfg.WalkSeconds*float64(walk)/60
-	}
-	if err := refit(); err != nil {
-		return Run{}, err
-	}
+// refit fits the ratings and applies the result, as the server's background fit does.
+func (ev *event) refit() error {
+	var in *engine.RatingInput
+	ev.e.Read(func(s *engine.State) { in = s.RatingInput() })
+	_, err := ev.apply(engine.System, fit.Ratings(in))
+	return err
+}
 
-	out := Run{Minutes: end}
-	e.Read(func(s *engine.State) { out.measure(s, quality) })
-	for _, j := range judges {
-		out.Walked += float64(j.walked)
-		out.RandomWalk += randomWalk(len(j.seen), cfg.Projects, rnd)
+// finish ends j's visit: it perceives the project, finishes (starring it when it seems
+// good enough) and ranks all it saw; every refitEvery finishes the ratings are refitted.
+func (ev *event) finish(j *simJudge) error {
+	cfg := ev.cfg
+	var cur engine.ID
+	ev.e.Read(func(s *engine.State) { cur = s.Judges[j.id].Current })
+	y := ev.quality[cur] + j.noise*ev.rnd.Norm()
+	j.percept[cur] = y
+	j.seen = append(j.seen, cur)
+	if _, err := ev.apply(engine.JudgeActor(j.id), &engine.JudgeFinish{Judge: j.id, Starred: y > cfg.StarAbove}); err != nil {
+		return err
 	}
-	return out, nil
+	if _, err := ev.apply(engine.JudgeActor(j.id), &engine.JudgeRank{Judge: j.id, Ranking: j.ranking(cfg.RankTop)}); err != nil {
+		return err
+	}
+	j.viewing = false
+	j.left--
+	ev.end = max(ev.end, j.at)
+	ev.finishes++
+	if ev.finishes%ev.refitEvery == 0 {
+		return ev.refit()
+	}
+	return nil
+}
+
+// next asks the engine for j's next project and walks j there (or ends j's visits
+// when there is none).
+func (ev *event) next(j *simJudge) error {
+	cfg := ev.cfg
+	r, err := ev.apply(engine.JudgeActor(j.id), &engine.JudgeNext{Judge: j.id})
+	if err != nil {
+		return err
+	}
+	nr := r.(engine.NextResult)
+	if nr.ProjectID.IsZero() {
+		j.left = 0 // nothing left for this judge
+		return nil
+	}
+	var loc int
+	ev.e.Read(func(s *engine.State) { loc = s.Projects[nr.ProjectID].Location })
+	walk := 0
+	if j.lastLoc >= 0 {
+		walk = abs(loc - j.lastLoc)
+	}
+	j.walked += walk
+	j.lastLoc = loc
+	j.viewing = true
+	j.at += cfg.VisitMinutes + cfg.WalkSeconds*float64(walk)/60
+	return nil
 }
 
 func ptr[T any](v T) *T { return &v }
