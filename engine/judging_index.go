@@ -388,15 +388,3 @@ func equalNums(a, b []int32) bool {
 	}
 	return true
 }
-
-// pairCountOf returns how many judges saw both a and b (for tests and diagnostics).
-func (s *State) pairCountOf(a, b ID) int {
-	x := s.jd()
-	x.reconcilePairs(s)
-	na, ok1 := x.numOf[a]
-	nb, ok2 := x.numOf[b]
-	if !ok1 || !ok2 {
-		return 0
-	}
-	return int(x.nbrs[na].get(nb))
-}

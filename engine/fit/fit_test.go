@@ -315,3 +315,40 @@ func TestFitRatingsUntil(t *testing.T) {
 		t.Fatal("a fit whose stop channel is closed returned a result")
 	}
 }
+
+// fastExp returns e^x for |x| ≤ 60 within a few ulps: logistic's exponential, for one
+// number (2^(k/64) from a table times a polynomial on |r| ≤ ln 2/128).
+func fastExp(x float64) float64 {
+	const (
+		inv   = 64 / math.Ln2
+		ln2hi = 6.93147180369123816490e-01 / 64
+		ln2lo = 1.90821492927058770002e-10 / 64
+		shift = 0x1.8p52 // adding it rounds to an integer held in the low bits
+	)
+	kf := x*inv + shift
+	k := int32(math.Float64bits(kf))
+	kf -= shift
+	r := x - kf*ln2hi - kf*ln2lo
+	pr := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720))))))
+	return math.Float64frombits(math.Float64bits(expTable[k&63])+uint64(int64(k>>6))<<52) * pr
+}
+
+// sigmoid2 returns σ(x) and 1 − σ(x), each to full relative precision (x is clamped to
+// ±40, where 1 − σ is below 5e-18).
+func sigmoid2(x float64) (p, q float64) {
+	if x > 40 {
+		x = 40
+	}
+	if x < -40 {
+		x = -40
+	}
+	e := fastExp(-x)
+	p = 1 / (1 + e)
+	return p, e * p
+}
+
+// sigmoid returns σ(x) (x clamped to ±40, as in the fit).
+func sigmoid(x float64) float64 {
+	p, _ := sigmoid2(x)
+	return p
+}

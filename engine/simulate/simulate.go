@@ -78,9 +78,9 @@ type simJudge struct {
 	walked  int
 }
 
-// One runs one event with the given seed (judges, true qualities and the engine's
+// simulateOne runs one event with the given seed (judges, true qualities and the engine's
 // command seeds all derive from it).
-func One(cfg Config, seed uint64) (Run, error) {
+func simulateOne(cfg Config, seed uint64) (Run, error) {
 	ev := &event{cfg: cfg, rnd: engine.NewRand(seed*0x9e3779b97f4a7c15 + 1), e: engine.New(), now: 1_700_000_000_000}
 	if err := ev.setUp(); err != nil {
 		return Run{}, err

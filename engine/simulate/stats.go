@@ -28,7 +28,7 @@ type Summary struct {
 func Runs(cfg Config, first uint64, seeds int) ([]Run, error) {
 	runs := make([]Run, 0, seeds)
 	for i := 0; i < seeds; i++ {
-		r, err := One(cfg, first+uint64(i))
+		r, err := simulateOne(cfg, first+uint64(i))
 		if err != nil {
 			return nil, err
 		}
