@@ -22,6 +22,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error returns the message.
 func (e *Error) Error() string { return e.Msg }
 
 func invalidf(format string, a ...any) *Error {

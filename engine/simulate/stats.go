@@ -13,6 +13,7 @@ type Estimate struct {
 	Mean, CI float64
 }
 
+// String shows the mean and the half-width: 0.512 ± 0.034.
 func (e Estimate) String() string { return fmt.Sprintf("%.3f ± %.3f", e.Mean, e.CI) }
 
 // Summary sums up many simulated events of one configuration.
