@@ -16,10 +16,11 @@ import "sync"
 //     still finds the values stale (a ranking changed meanwhile) computes them under
 //     the lock.
 //   - The ratings (ratings.go; the numerics in package engine/fit) are fitted in the
-//     background: the server's ratings loop copies a RatingInput under the read lock
-//     when RatingInputsVersion moved, fits outside the writer, and submits the result as
-//     a SetRatings command. It is journaled like any other command, so a replay needs
-//     no fit and assignments that use the ratings replay exactly.
+//     background: once RatingInputsVersion has moved (a few changes gathered, or a
+//     burst of them ended), the server's ratings loop copies a RatingInput under the
+//     read lock, fits outside the writer, and submits the result as a SetRatings
+//     command. It is journaled like any other command, so a replay needs no fit and
+//     assignments that use the ratings replay exactly.
 
 // StateReader runs fn with the state under the engine's read lock: an Engine, or a
 // node that wraps one.
