@@ -2,8 +2,6 @@ package engine
 
 // The assignment algorithm of SPEC §5 (POST /api/judge/next), step by step.
 
-import "slices"
-
 // Reasons of a `next` that assigns nothing.
 const (
 	ReasonInactive     = "inactive"
@@ -92,109 +90,29 @@ func (o *Options) trackViews(t string) int {
 func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 	x := s.jd()
 	x.sync(s)
-	o := &s.Options
-	now, window := c.Time, o.busyWindow()
-	track := s.trackOf(j)
-	general := track == ""
-
-	// Step 3: active projects minus the judge's seen and skipped ones.
-	x.beginPick()
-	ep := x.newEpoch()
-	// Seen projects are excluded through the judge's bitset (no pass over a long seen
-	// list per assignment); skipped ones are marked.
-	x.pickSeen = x.seenOf(j).bits
+	p := s.newPicker(j, c)
 	defer func() { x.pickSeen = nil }()
-	skipped, _ := x.skipSlotsOf(j)
-	for _, k := range skipped {
-		x.mark[k] = ep
-	}
-	views := 0
-	if !general {
-		views = o.trackViews(track)
-	}
-	// Step 9's pair-comparison sums (spread mode only), for projects judged by the same
-	// judges as this judge's projects (every other project's sum is 0). They are
-	// computed on first use: below min_views and in focus mode nothing needs them.
-	focus := general && o.AssignmentMode != ModeSpread
-	sp, spDone := uint32(0), false
-	sums := func() uint32 {
-		if !spDone {
-			spDone = true
-			if general && !focus && len(j.SeenProjects) > 0 {
-				sp = x.pairSums(s, j)
-			}
-		}
-		return sp
-	}
-	sumOf := func(k int32) int32 {
-		if sp := sums(); sp != 0 && x.sumMark[k] == sp {
-			return x.sum[k]
-		}
-		return 0
-	}
-	minViews := int32(o.MinViews)
-	last := int32(j.LastLocation)
-	distOf := func(k int32) int32 {
-		if last < 0 {
-			return 0 // no last location: equals are drawn at random
-		}
-		d := x.slots[k].loc - last
-		if d < 0 {
-			d = -d
-		}
-		return d
-	}
+	o := p.o
+	general := p.track == ""
 
 	// Fast path: a general judge, no groups, nothing prioritized.
 	if general && !(o.MultiGroup && o.NumGroups > 0) && x.prioCount == 0 && !x.noFast {
-		if p := x.pickByLevel(ep, sums, focus, minViews, last, now, window, c.Rand); p != nil {
+		if pr := x.pickByLevel(p.ep, p.sums, p.focus, p.minViews, p.last, p.now, p.window, c.Rand); pr != nil {
 			x.fastHits++
-			return p
+			return pr
 		}
 	}
 
-	cands, free := x.cands[:0], x.free[:0]
-	bestAll, bestFree := choice{ties: x.ties[:0]}, choice{ties: x.ties2[:0]}
+	cs := candidates{all: x.cands[:0], free: x.free[:0], bestAll: choice{ties: x.ties[:0]}, bestFree: choice{ties: x.ties2[:0]}}
 	defer func() {
-		x.cands, x.free, x.ties, x.ties2 = cands[:0], free[:0], bestAll.ties[:0], bestFree.ties[:0]
+		x.cands, x.free, x.ties, x.ties2 = cs.all[:0], cs.free[:0], cs.bestAll.ties[:0], cs.bestFree.ties[:0]
 	}()
-	prioAll, prioFree := false, false
-	for k := range x.slots {
-		sl := &x.slots[k]
-		if sl.flags&slotActive == 0 || x.excluded(int32(k), ep) {
-			continue
-		}
-		// Step 4: a track judge sees only its track's projects that still need views.
-		if !general {
-			p := x.proj[k]
-			if !containsString(p.ChallengeList, track) {
-				continue
-			}
-			if p.TrackSeen[track]+x.viewing(int32(k), track, now, window) >= views {
-				continue
-			}
-		}
-		kk := int32(k)
-		cands = append(cands, kk)
-		prio := sl.flags&slotPrio != 0
-		prioAll = prioAll || prio
-		var sum int32
-		if sl.seen >= minViews && !focus {
-			sum = sumOf(kk)
-		}
-		dist := distOf(kk)
-		bestAll.offer(kk, sl.seen, sum, dist)
-		if sl.flags&slotHeld == 0 || !x.busy(kk, now, window) {
-			free = append(free, kk)
-			prioFree = prioFree || prio
-			bestFree.offer(kk, sl.seen, sum, dist)
-		}
-	}
+	p.scan(&cs)
 
 	// Step 5: drop projects someone else is looking at, unless that leaves none.
-	list, anyPrio, best := cands, prioAll, &bestAll
-	if len(free) > 0 {
-		list, anyPrio, best = free, prioFree, &bestFree
+	list, anyPrio, best := cs.all, cs.prioAll, &cs.bestAll
+	if len(cs.free) > 0 {
+		list, anyPrio, best = cs.free, cs.prioFree, &cs.bestFree
 	}
 	if len(list) == 0 {
 		return nil
@@ -202,55 +120,18 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 
 	// Step 6: a track judge walks along the tables.
 	if !general {
-		if j.LastLocation < 0 {
-			return x.proj[list[c.Rand.Intn(len(list))]]
-		}
-		for _, k := range list {
-			if int(x.slots[k].loc) > j.LastLocation {
-				return x.proj[k]
-			}
-		}
-		return x.proj[list[0]]
+		return p.alongTables(list)
 	}
 
 	// Step 7: groups. The list shrinks to one group, so steps 8 and 9 are redone on it.
 	if o.MultiGroup && o.NumGroups > 0 {
-		n := o.NumGroups
-		g := ((j.Group % n) + n) % n
-		found := false
-		for t := 0; t < n && !found; t++ {
-			grp := int32((g + t) % n)
-			keep := list[:0:0]
-			for _, k := range list {
-				if x.slots[k].group == grp {
-					keep = append(keep, k)
-				}
-			}
-			if len(keep) == 0 {
-				continue
-			}
-			list, found = keep, true
-			if int(grp) != j.Group {
-				j.Group, j.GroupSeen = int(grp), 0
-				c.logf("moved to group %d (no projects left in its group)", grp)
-				c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: s.judgeEvent(j, "group switched")})
-				c.changed("judge", j.ID)
-			}
-		}
+		var inGroup choice
+		var found bool
+		list, anyPrio, inGroup, found = p.oneGroup(list)
 		if !found {
 			return nil
 		}
-		anyPrio = false
-		best = &choice{}
-		for _, k := range list {
-			sl := &x.slots[k]
-			anyPrio = anyPrio || sl.has(slotPrio)
-			var sum int32
-			if sl.seen >= minViews && !focus {
-				sum = sumOf(k)
-			}
-			best.offer(k, sl.seen, sum, distOf(k))
-		}
+		best = &inGroup
 	}
 
 	// Step 8: prioritized projects first, lowest table (the list is in table order).
@@ -265,8 +146,8 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 	// Step 9: fewest views; below min_views the nearest table, else (focus mode) the
 	// most uncertain place at the top less the walk, or (spread mode) the least
 	// compared, then the nearest; equals drawn with the command's random stream.
-	if focus && best.seen >= minViews && bestAll.seen >= minViews {
-		return x.focusAmong(list, last, c.Rand)
+	if p.focus && best.seen >= p.minViews && cs.bestAll.seen >= p.minViews {
+		return x.focusAmong(list, p.last, c.Rand)
 	}
 	if len(best.ties) == 1 {
 		return x.proj[best.ties[0]]
@@ -274,163 +155,180 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 	return x.proj[best.ties[c.Rand.Intn(len(best.ties))]]
 }
 
-// Fast path limits (the defaults of judgingData.bigLevel and maxWalk): levels with more
-// projects than bigLevel are searched by walking outwards from the judge's table, for at
-// most maxWalk tables.
-const (
-	defaultBigLevel = 512
-	defaultMaxWalk  = 2048
-)
+// picker is one pickNext: the judge, the options in force, and the step 9 keys of a
+// candidate, shared by the steps.
+type picker struct {
+	s           *State
+	x           *judgingData
+	o           *Options
+	j           *Judge
+	c           *Ctx
+	ep          uint32 // marks the judge's skipped projects (step 3)
+	now, window int64
+	track       string // the judge's track; "" for a general judge
+	views       int    // the views a track judge's projects need
+	focus       bool   // a general judge in focus mode
+	minViews    int32
+	last        int32  // the judge's last table, -1 before its first
+	sp          uint32 // the pair sums' epoch, once computed (see sums)
+	spDone      bool
+}
 
-// pickByLevel is step 9 for a general judge when groups are off and nothing is
-// prioritized, without scanning every project. The active projects are kept by views
-// level; the levels are tried from the least viewed up, and the first level with a free
-// candidate holds the answer the full scan would give (same candidates, same key: pair
-// sum at or above min_views, then table distance; equals in table order, drawn with the
-// same random number). A small level is enumerated; a big one is first searched by
-// walking outwards from the judge's last table for the nearest free candidate with a
-// pair sum of 0, which is then certainly the best. It returns nil when no project is
-// free (step 5 then keeps busy ones: the caller scans).
-//
-// In focus mode, the first level with a free candidate at or above min_views means
-// every free candidate has its views: focusPick chooses among all of them.
-func (x *judgingData) pickByLevel(ep uint32, sums func() uint32, focus bool, minViews, last int32, now, window int64, r *Rand) *Project {
-	// While no assignment is older than the busy window, a held project is busy, so
-	// only the levels' free lists need looking at.
-	sp := uint32(0)
-	sumOf := func(k int32) int32 {
-		if sp != 0 && x.sumMark[k] == sp {
-			return x.sum[k]
-		}
-		return 0
+// newPicker starts a pick for j. Step 3: the candidates are the active projects minus
+// the judge's seen and skipped ones. Seen projects are excluded through the judge's
+// bitset (no pass over a long seen list per assignment), which the caller must clear
+// from x.pickSeen when done; skipped ones are marked with the pick's epoch.
+func (s *State) newPicker(j *Judge, c *Ctx) picker {
+	x := s.jd()
+	o := &s.Options
+	p := picker{s: s, x: x, o: o, j: j, c: c, now: c.Time, window: o.busyWindow(), track: s.trackOf(j),
+		minViews: int32(o.MinViews), last: int32(j.LastLocation)}
+	x.beginPick()
+	p.ep = x.newEpoch()
+	x.pickSeen = x.seenOf(j).bits
+	skipped, _ := x.skipSlotsOf(j)
+	for _, k := range skipped {
+		x.mark[k] = p.ep
 	}
-	stale := x.anyStale(now, window) // else every held project is busy
-	for lvl := range x.levelCount {
-		free, held := x.lvFree[lvl], x.lvHeld[lvl]
-		if len(free) == 0 && (!stale || len(held) == 0) {
+	if p.track != "" {
+		p.views = o.trackViews(p.track)
+	}
+	p.focus = p.track == "" && o.AssignmentMode != ModeSpread
+	return p
+}
+
+// sums returns the epoch of step 9's pair-comparison sums (spread mode only), for
+// projects judged by the same judges as this judge's projects (every other project's
+// sum is 0). They are computed on first use: below min_views and in focus mode nothing
+// needs them.
+func (p *picker) sums() uint32 {
+	if !p.spDone {
+		p.spDone = true
+		if p.track == "" && !p.focus && len(p.j.SeenProjects) > 0 {
+			p.sp = p.x.pairSums(p.s, p.j)
+		}
+	}
+	return p.sp
+}
+
+// sumOf is slot k's pair-comparison sum.
+func (p *picker) sumOf(k int32) int32 {
+	if sp := p.sums(); sp != 0 && p.x.sumMark[k] == sp {
+		return p.x.sum[k]
+	}
+	return 0
+}
+
+// distOf is slot k's distance from the judge's last table.
+func (p *picker) distOf(k int32) int32 {
+	if p.last < 0 {
+		return 0 // no last location: equals are drawn at random
+	}
+	d := p.x.slots[k].loc - p.last
+	if d < 0 {
+		d = -d
+	}
+	return d
+}
+
+// candidates are the lists of steps 4 and 5: every candidate and the free ones, in
+// table order, each with its best by step 9's order and whether one is prioritized.
+type candidates struct {
+	all, free         []int32
+	bestAll, bestFree choice
+	prioAll, prioFree bool
+}
+
+// scan lists the candidates in one pass over the projects.
+func (p *picker) scan(cs *candidates) {
+	x := p.x
+	for k := range x.slots {
+		sl := &x.slots[k]
+		if sl.flags&slotActive == 0 || x.excluded(int32(k), p.ep) {
 			continue
 		}
-		v := int32(lvl)
-		compare := v >= minViews
-		if compare && focus {
-			// Coverage first: while a candidate someone else holds is below min_views,
-			// views keep spreading (nearest table at this level).
-			if !x.heldBelow(ep, minViews) {
-				if p := x.focusPick(ep, last, now, window, stale, r); p != nil {
-					return p
-				}
+		// Step 4: a track judge sees only its track's projects that still need views.
+		if p.track != "" {
+			pr := x.proj[k]
+			if !containsString(pr.ChallengeList, p.track) {
 				continue
 			}
-			compare = false
-		}
-		if compare {
-			sp = sums()
-		}
-		if len(free) > x.bigLevel && last >= 0 {
-			if p := x.walk(ep, sp, v, compare, last, now, window, r); p != nil {
-				return p
+			if pr.TrackSeen[p.track]+x.viewing(int32(k), p.track, p.now, p.window) >= p.views {
+				continue
 			}
 		}
-		best := choice{ties: x.ties[:0]}
-		offer := func(k int32) {
-			var sum, dist int32
-			if compare {
-				sum = sumOf(k)
-			}
-			if last >= 0 {
-				dist = x.slots[k].loc - last
-				if dist < 0 {
-					dist = -dist
-				}
-			}
-			best.offer(k, v, sum, dist)
+		kk := int32(k)
+		cs.all = append(cs.all, kk)
+		prio := sl.flags&slotPrio != 0
+		cs.prioAll = cs.prioAll || prio
+		var sum int32
+		if sl.seen >= p.minViews && !p.focus {
+			sum = p.sumOf(kk)
 		}
-		for _, k := range free {
-			if !x.excluded(k, ep) {
-				offer(k)
-			}
-		}
-		if stale {
-			for _, k := range held {
-				if !x.excluded(k, ep) && !x.busy(k, now, window) {
-					offer(k)
-				}
-			}
-		}
-		x.ties = best.ties[:0]
-		if len(best.ties) > 0 {
-			return x.pickTie(best.ties, r)
+		dist := p.distOf(kk)
+		cs.bestAll.offer(kk, sl.seen, sum, dist)
+		if sl.flags&slotHeld == 0 || !x.busy(kk, p.now, p.window) {
+			cs.free = append(cs.free, kk)
+			cs.prioFree = cs.prioFree || prio
+			cs.bestFree.offer(kk, sl.seen, sum, dist)
 		}
 	}
-	return nil
 }
 
-// pickTie draws one of equally good candidates, listed in table order as the scan does.
-func (x *judgingData) pickTie(ties []int32, r *Rand) *Project {
-	slices.Sort(ties) // a first assignment can tie every project: no quadratic sort
-	if len(ties) == 1 {
-		return x.proj[ties[0]]
+// alongTables is step 6: a track judge takes the next candidate after its last table
+// (wrapping round to the first), or a random one before its first.
+func (p *picker) alongTables(list []int32) *Project {
+	x, j := p.x, p.j
+	if j.LastLocation < 0 {
+		return x.proj[list[p.c.Rand.Intn(len(list))]]
 	}
-	return x.proj[ties[r.Intn(len(ties))]]
+	for _, k := range list {
+		if int(x.slots[k].loc) > j.LastLocation {
+			return x.proj[k]
+		}
+	}
+	return x.proj[list[0]]
 }
 
-// walk looks outwards from table last for the nearest free, not excluded project at
-// level v (with a pair sum of 0 when compare), collecting equally near ones. nil when
-// none is found within x.maxWalk tables.
-func (x *judgingData) walk(ep, sp uint32, v int32, compare bool, last int32, now, window int64, r *Rand) *Project {
-	n := len(x.slots)
-	lo, hi := 0, n // first slot at or beyond the last table (slots are in table order)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if x.slots[m].loc < last {
-			lo = m + 1
-		} else {
-			hi = m
+// oneGroup is step 7: it keeps the candidates of the judge's group, or of the next
+// group that has any (moving the judge there), and redoes steps 8 and 9's keys on them.
+// found is false when no group has a candidate.
+func (p *picker) oneGroup(list []int32) (inGroup []int32, anyPrio bool, best choice, found bool) {
+	x, j, c := p.x, p.j, p.c
+	n := p.o.NumGroups
+	g := ((j.Group % n) + n) % n
+	for t := 0; t < n && !found; t++ {
+		grp := int32((g + t) % n)
+		keep := list[:0:0]
+		for _, k := range list {
+			if x.slots[k].group == grp {
+				keep = append(keep, k)
+			}
+		}
+		if len(keep) == 0 {
+			continue
+		}
+		list, found = keep, true
+		if int(grp) != j.Group {
+			j.Group, j.GroupSeen = int(grp), 0
+			c.logf("moved to group %d (no projects left in its group)", grp)
+			c.emit(Event{Type: EvJudge, To: ToJudge, Judge: j.ID, Data: p.s.judgeEvent(j, "group switched")})
+			c.changed("judge", j.ID)
 		}
 	}
-	right, left := lo, lo-1
-	ties := x.ties2[:0]
-	defer func() { x.ties2 = ties[:0] }()
-	found := int32(-1)
-	complete := false
-	for steps := 0; ; steps++ {
-		if left < 0 && right >= n {
-			complete = true
-			break
-		}
-		if steps == x.maxWalk {
-			break
-		}
-		var k int
-		var d int32
-		if right >= n || left >= 0 && last-x.slots[left].loc <= x.slots[right].loc-last {
-			k, d = left, last-x.slots[left].loc
-			left--
-		} else {
-			k, d = right, x.slots[right].loc-last
-			right++
-		}
-		if found >= 0 && d > found {
-			complete = true
-			break
-		}
+	if !found {
+		return nil, false, choice{}, false
+	}
+	for _, k := range list {
 		sl := &x.slots[k]
-		if sl.seen != v || sl.flags&slotActive == 0 || x.excluded(int32(k), ep) {
-			continue
+		anyPrio = anyPrio || sl.has(slotPrio)
+		var sum int32
+		if sl.seen >= p.minViews && !p.focus {
+			sum = p.sumOf(k)
 		}
-		if compare && sp != 0 && x.sumMark[k] == sp && x.sum[k] != 0 {
-			continue
-		}
-		if sl.flags&slotHeld != 0 && x.busy(int32(k), now, window) {
-			continue
-		}
-		found = d
-		ties = append(ties, int32(k))
+		best.offer(k, sl.seen, sum, p.distOf(k))
 	}
-	if found < 0 || !complete {
-		return nil
-	}
-	return x.pickTie(ties, r)
+	return list, anyPrio, best, true
 }
 
 // choice collects the best candidates by (views, pair sum, table distance).

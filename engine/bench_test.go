@@ -175,11 +175,11 @@ func BenchmarkScoresFullCopelandOnly10kProjects5kJudges(b *testing.B) {
 // runs it outside the engine lock, and the copy it takes under the lock.
 func BenchmarkCrowdBTCompute10kProjects5kJudges(b *testing.B) {
 	s, _ := benchState(b, 10000, 5000, 20)
-	in := s.CrowdBTInput()
+	in := s.crowdBTInput()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		in.Compute()
+		in.compute()
 	}
 }
 
@@ -187,12 +187,12 @@ func BenchmarkCrowdBTCompute10kProjects5kJudges(b *testing.B) {
 // after one judge re-ranked: that judge's Copeland update and the copy of the inputs.
 func BenchmarkCrowdBTInputCopy10kProjects5kJudges(b *testing.B) {
 	s, js := benchState(b, 10000, 5000, 20)
-	s.CrowdBTInput()
+	s.crowdBTInput()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s.jd().scores.judgeChanged(js[i%len(js)].ID, true)
-		s.CrowdBTInput()
+		s.crowdBTInput()
 	}
 }
 

@@ -11,40 +11,37 @@ const (
 	crowdSigmaSqPrior = 1.0
 	crowdAlphaPrior   = 10.0
 	crowdBetaPrior    = 1.0
-	// crowdGamma weighs the judge's information in Gavel's expected-information-gain
-	// choice of the next pair; the update rule does not use it (Podium assigns with
-	// SPEC §5 instead). Kept to document the constants of SPEC §6.
-	crowdGamma = 0.1
-	crowdKappa = 0.0001 // keeps variances positive
+	crowdKappa        = 0.0001 // keeps variances positive
+	// Gavel's gamma (0.1) weighs the judge's information in its expected-information-gain
+	// choice of the next pair; the update rule does not use it, and Podium assigns by its
+	// own rules, so it has no constant here.
 )
-
-var _ = crowdGamma
 
 type btValue struct {
 	mu, sigmaSq float64
 	votes       int
 }
 
-// CrowdInput is a copy of what Crowd-BT needs: the active general judges' rankings
+// crowdInput is a copy of what Crowd-BT needs: the active general judges' rankings
 // and unranked seen projects, judges in creation order. Taking it is cheap, so that the
-// expensive computation can run without holding the engine's lock (see CrowdBTInput).
-type CrowdInput struct {
+// expensive computation can run without holding the engine's lock (see CrowdBT.Refresh).
+type crowdInput struct {
 	version uint64
 	judges  []crowdJudge
 }
 
 type crowdJudge struct{ ranked, unranked []ID }
 
-// CrowdResult is computed Crowd-BT values, to hand back with StoreCrowdBT.
-type CrowdResult struct {
+// crowdResult is computed Crowd-BT values, to hand back with storeCrowdBT.
+type crowdResult struct {
 	version uint64
 	values  map[ID]btValue
 }
 
-// CrowdBTInput returns a copy of Crowd-BT's inputs when the cached values are stale,
-// or nil when they are current. Call it under the read lock, run Compute outside it,
-// and hand the result to StoreCrowdBT.
-func (s *State) CrowdBTInput() *CrowdInput {
+// crowdBTInput returns a copy of Crowd-BT's inputs when the cached values are stale,
+// or nil when they are current. Call it under the read lock, run compute outside it,
+// and hand the result to storeCrowdBT.
+func (s *State) crowdBTInput() *crowdInput {
 	c := &s.jd().scores
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -55,9 +52,9 @@ func (s *State) CrowdBTInput() *CrowdInput {
 	return s.crowdInputLocked(c)
 }
 
-// CrowdBTStale reports whether the cached Crowd-BT values need recomputing (cheap; call
+// crowdBTStale reports whether the cached Crowd-BT values need recomputing (cheap; call
 // under the read lock).
-func (s *State) CrowdBTStale() bool {
+func (s *State) crowdBTStale() bool {
 	c := &s.jd().scores
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -65,9 +62,9 @@ func (s *State) CrowdBTStale() bool {
 	return c.btDirty
 }
 
-// StoreCrowdBT caches values computed from CrowdBTInput, unless the inputs changed in
+// storeCrowdBT caches values computed from crowdBTInput, unless the inputs changed in
 // the meantime (then the next read computes them again).
-func (s *State) StoreCrowdBT(r *CrowdResult) {
+func (s *State) storeCrowdBT(r *crowdResult) {
 	if r == nil {
 		return
 	}
@@ -85,9 +82,9 @@ func (s *State) StoreCrowdBT(r *CrowdResult) {
 // contributions' own: each is built once and never changed afterwards (a judge's change
 // replaces its contribution), so they can be shared with a computation running outside
 // the lock.
-func (s *State) crowdInputLocked(c *scoreCache) *CrowdInput {
+func (s *State) crowdInputLocked(c *scoreCache) *crowdInput {
 	s.refreshScores(c, false)
-	in := &CrowdInput{version: c.btVersion, judges: make([]crowdJudge, 0, len(s.JudgeOrder))}
+	in := &crowdInput{version: c.btVersion, judges: make([]crowdJudge, 0, len(s.JudgeOrder))}
 	for _, jid := range s.JudgeOrder {
 		jc, ok := c.contrib[jid]
 		if !ok || jc.rc == 0 {
@@ -98,10 +95,10 @@ func (s *State) crowdInputLocked(c *scoreCache) *CrowdInput {
 	return in
 }
 
-// Compute runs Crowd-BT over the inputs, applying outcomes in a fixed order: judges by
+// compute runs Crowd-BT over the inputs, applying outcomes in a fixed order: judges by
 // creation, then for each ranked project (best first) its wins over the projects ranked
 // below it, then over the judge's unranked seen projects.
-func (in *CrowdInput) Compute() *CrowdResult {
+func (in *crowdInput) compute() *crowdResult {
 	idx := map[ID]int{}
 	var mu, sig []float64
 	var votes []int
@@ -140,7 +137,7 @@ func (in *CrowdInput) Compute() *CrowdResult {
 			}
 		}
 	}
-	out := &CrowdResult{version: in.version, values: make(map[ID]btValue, len(idx))}
+	out := &crowdResult{version: in.version, values: make(map[ID]btValue, len(idx))}
 	for id, i := range idx {
 		out.values[id] = btValue{mu: mu[i], sigmaSq: sig[i], votes: votes[i]}
 	}

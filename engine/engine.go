@@ -1,3 +1,9 @@
+// Package engine is Podium's state machine: the domain types, the commands that change
+// them, assignment and scoring. It imports only the standard library and reads no clock
+// and no global randomness: a command carries its time and random seed, so the same
+// commands applied to an empty engine give the same state. Which ranking is computed
+// where, and when, is written down in rankings.go; the ratings fit and the simulator
+// are the subpackages engine/fit and engine/simulate.
 package engine
 
 import (

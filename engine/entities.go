@@ -150,20 +150,3 @@ func (s *State) bumpOptionsRef(c *Ctx) {
 	s.Options.Ref++
 	c.changed("options")
 }
-
-// setProjectActive hides (active = false) or unhides p. Hiding takes it away from the
-// judges currently on it (they are told reason) and out of the public listing;
-// unhiding lists it again. It reports whether anything changed and which judges were
-// released. The caller writes the audit line and the "changed" notifications.
-func (s *State) setProjectActive(c *Ctx, p *Project, active bool, reason string) (bool, []ID) {
-	if p.Active == active {
-		return false, nil
-	}
-	p.Active = active
-	if active {
-		emitExpoUpsert(c, p)
-		return true, nil
-	}
-	emitExpoRemove(c, p)
-	return true, s.releaseJudgesOn(c, map[ID]bool{p.ID: true}, reason)
-}

@@ -196,7 +196,7 @@ func TestDeleteProjectLeavesNoTrace(t *testing.T) {
 	if len(s.Flags) != 0 {
 		t.Fatalf("flags %+v", s.Flags)
 	}
-	if _, ok := s.ProjectAt(loc); ok {
+	if _, ok := s.projectAt(loc); ok {
 		t.Fatal("table still taken")
 	}
 	je := eventsOf(evs, EvJudge)
@@ -518,4 +518,14 @@ func TestEntityCommandsReplay(t *testing.T) {
 		t.Fatal("replayed state differs")
 	}
 	checkLocIndex(t, replay.s)
+}
+
+// projectAt returns the project at table loc.
+func (s *State) projectAt(loc int) (*Project, bool) {
+	id, ok := s.locIndex[loc]
+	if !ok {
+		return nil, false
+	}
+	p, ok := s.Projects[id]
+	return p, ok
 }

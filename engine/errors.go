@@ -22,6 +22,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error returns the message.
 func (e *Error) Error() string { return e.Msg }
 
 func invalidf(format string, a ...any) *Error {
@@ -36,10 +37,6 @@ func conflictf(format string, a ...any) *Error {
 func unauthorizedf(format string, a ...any) *Error {
 	return &Error{Kind: KindUnauthorized, Msg: fmt.Sprintf(format, a...)}
 }
-
-// Invalidf is the exported form of invalidf, for adapters that validate before building
-// a command.
-func Invalidf(format string, a ...any) *Error { return invalidf(format, a...) }
 
 // Refusals of the storage layer that hold for every command: the node owning the state
 // (persist) returns them and transport maps them to 503. They live here so that transport

@@ -175,7 +175,7 @@ func BenchmarkFocusPickEqualNeeds2k(b *testing.B) {
 		x.mark = make([]uint32, n)
 		for k := range n {
 			x.slots[k] = slot{loc: int32(k + 1), flags: slotActive}
-			x.proj[k] = &Project{Location: k + 1, Ratings: ProjectRating{SD: ratingPriorSD}}
+			x.proj[k] = &Project{Location: k + 1, Ratings: ProjectRating{SD: RatingPriorSD}}
 			if seen == "alternate" && k%2 == 0 || seen == "around" && k >= 500 && k < 1500 {
 				x.mark[k] = 1
 			}

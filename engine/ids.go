@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"math"
 )
 
 // ID identifies a judge, project or flag. Its layout is MongoDB's ObjectId: four bytes of
@@ -79,6 +80,16 @@ func (r *Rand) Uint64() uint64 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
+}
+
+// Float64 returns a number in [0, 1).
+func (r *Rand) Float64() float64 { return float64(r.Uint64()>>11) / (1 << 53) }
+
+// Norm returns a standard normal number (Box-Muller).
+func (r *Rand) Norm() float64 {
+	u := 1 - r.Float64() // (0, 1]
+	v := r.Float64()
+	return math.Sqrt(-2*math.Log(u)) * math.Cos(2*math.Pi*v)
 }
 
 // Intn returns a number in [0, n). n must be positive.

@@ -97,26 +97,46 @@ func (cmd *SetOptions) fields() []string {
 // next returns the options as they would be after the command, or the first invalid
 // field. It does not touch s.
 func (cmd *SetOptions) next(cur *Options) (Options, error) {
-	o := *cur
-	o.Tracks = append([]string{}, cur.Tracks...)
-	o.TrackViews = append([]int{}, cur.TrackViews...)
-	o.GroupSizes = append([]int{}, cur.GroupSizes...)
-	o.GroupNames = append([]string{}, cur.GroupNames...)
-	o.IgnoreTracks = append([]string{}, cur.IgnoreTracks...)
-	o.TrackQRCodes = make(map[string]string, len(cur.TrackQRCodes))
-	for k, v := range cur.TrackQRCodes {
-		o.TrackQRCodes[k] = v
+	o := cur.copy()
+	if err := cmd.nextSettings(&o); err != nil {
+		return o, err
 	}
+	if err := cmd.nextTracks(&o, cur); err != nil {
+		return o, err
+	}
+	if err := cmd.nextGroups(&o); err != nil {
+		return o, err
+	}
+	return o, nil
+}
 
+// copy returns a copy of o that shares no list or map with it.
+func (o *Options) copy() Options {
+	c := *o
+	c.Tracks = append([]string{}, o.Tracks...)
+	c.TrackViews = append([]int{}, o.TrackViews...)
+	c.GroupSizes = append([]int{}, o.GroupSizes...)
+	c.GroupNames = append([]string{}, o.GroupNames...)
+	c.IgnoreTracks = append([]string{}, o.IgnoreTracks...)
+	c.TrackQRCodes = make(map[string]string, len(o.TrackQRCodes))
+	for k, v := range o.TrackQRCodes {
+		c.TrackQRCodes[k] = v
+	}
+	return c
+}
+
+// nextSettings applies the command's single-valued options to o (the first invalid
+// one is the error).
+func (cmd *SetOptions) nextSettings(o *Options) error {
 	if v := cmd.JudgingTimer; v != nil {
 		if *v < 0 || *v > MaxJudgingTimer {
-			return o, invalidf("judging_timer must be between 0 and %d seconds", MaxJudgingTimer)
+			return invalidf("judging_timer must be between 0 and %d seconds", MaxJudgingTimer)
 		}
 		o.JudgingTimer = *v
 	}
 	if v := cmd.MinViews; v != nil {
 		if *v < 0 || *v > MaxMinViews {
-			return o, invalidf("min_views must be between 0 and %d", MaxMinViews)
+			return invalidf("min_views must be between 0 and %d", MaxMinViews)
 		}
 		o.MinViews = *v
 	}
@@ -134,52 +154,56 @@ func (cmd *SetOptions) next(cur *Options) (Options, error) {
 	}
 	if v := cmd.AssignmentMode; v != nil {
 		if *v != ModeFocus && *v != ModeSpread {
-			return o, invalidf(`assignment_mode must be "focus" or "spread"`)
+			return invalidf(`assignment_mode must be "focus" or "spread"`)
 		}
 		o.AssignmentMode = *v
 	}
 	if v := cmd.FocusTop; v != nil {
 		if *v < 1 || *v > MaxFocusTop {
-			return o, invalidf("focus_top must be between 1 and %d", MaxFocusTop)
+			return invalidf("focus_top must be between 1 and %d", MaxFocusTop)
 		}
 		o.FocusTop = *v
 	}
 	if v := cmd.SwitchingMode; v != nil {
 		if *v != "auto" && *v != "manual" {
-			return o, invalidf(`switching_mode must be "auto" or "manual"`)
+			return invalidf(`switching_mode must be "auto" or "manual"`)
 		}
 		o.SwitchingMode = *v
 	}
 	if v := cmd.AutoSwitchProp; v != nil {
 		if math.IsNaN(*v) || *v <= 0 || *v > 1 {
-			return o, invalidf("auto_switch_prop must be greater than 0 and at most 1")
+			return invalidf("auto_switch_prop must be greater than 0 and at most 1")
 		}
 		o.AutoSwitchProp = *v
 	}
 	if v := cmd.MaxReqPerMin; v != nil {
 		if *v < 1 || *v > MaxReqPerMin {
-			return o, invalidf("max_req_per_min must be between 1 and %d", MaxReqPerMin)
+			return invalidf("max_req_per_min must be between 1 and %d", MaxReqPerMin)
 		}
 		o.MaxReqPerMin = *v
 	}
 	if v := cmd.EventName; v != nil {
 		name, err := checkEventName(*v)
 		if err != nil {
-			return o, err
+			return err
 		}
 		o.EventName = name
 	}
 	if v := cmd.IgnoreTracks; v != nil {
 		if err := checkNameList("ignore_tracks", *v, false); err != nil {
-			return o, err
+			return err
 		}
 		o.IgnoreTracks = append([]string{}, (*v)...)
 	}
+	return nil
+}
 
-	// Tracks, then their views (kept by name; new tracks get the default).
+// nextTracks applies tracks, then their views (kept by name; new tracks get the
+// default), to o; cur is the options before the command.
+func (cmd *SetOptions) nextTracks(o, cur *Options) error {
 	if v := cmd.Tracks; v != nil {
 		if err := checkNameList("tracks", *v, true); err != nil {
-			return o, err
+			return err
 		}
 		views := make(map[string]int, len(cur.Tracks))
 		for i, t := range cur.Tracks {
@@ -204,20 +228,24 @@ func (cmd *SetOptions) next(cur *Options) (Options, error) {
 	}
 	if v := cmd.TrackViews; v != nil {
 		if len(*v) != len(o.Tracks) {
-			return o, invalidf("track_views must have one value per track (%d tracks, %d values)", len(o.Tracks), len(*v))
+			return invalidf("track_views must have one value per track (%d tracks, %d values)", len(o.Tracks), len(*v))
 		}
 		for i, n := range *v {
 			if n < 1 {
-				return o, invalidf("track_views[%d] must be at least 1", i)
+				return invalidf("track_views[%d] must be at least 1", i)
 			}
 		}
 		o.TrackViews = append([]int{}, (*v)...)
 	}
+	return nil
+}
 
-	// Groups: num_groups first; sizes and names not given are resized to match.
+// nextGroups applies the groups to o: num_groups first; sizes and names not given are
+// resized to match.
+func (cmd *SetOptions) nextGroups(o *Options) error {
 	if v := cmd.NumGroups; v != nil {
 		if *v < 1 || *v > MaxNumGroups {
-			return o, invalidf("num_groups must be between 1 and %d", MaxNumGroups)
+			return invalidf("num_groups must be between 1 and %d", MaxNumGroups)
 		}
 		o.NumGroups = *v
 		if cmd.GroupSizes == nil {
@@ -229,27 +257,27 @@ func (cmd *SetOptions) next(cur *Options) (Options, error) {
 	}
 	if v := cmd.GroupSizes; v != nil {
 		if len(*v) != o.NumGroups {
-			return o, invalidf("group_sizes must have one size per group (%d groups, %d sizes)", o.NumGroups, len(*v))
+			return invalidf("group_sizes must have one size per group (%d groups, %d sizes)", o.NumGroups, len(*v))
 		}
 		for i, n := range *v {
 			if n < 1 || n > MaxLocation {
-				return o, invalidf("group_sizes[%d] must be between 1 and %d", i, MaxLocation)
+				return invalidf("group_sizes[%d] must be between 1 and %d", i, MaxLocation)
 			}
 		}
 		o.GroupSizes = append([]int{}, (*v)...)
 	}
 	if v := cmd.GroupNames; v != nil {
 		if len(*v) != o.NumGroups {
-			return o, invalidf("group_names must have one name per group (%d groups, %d names)", o.NumGroups, len(*v))
+			return invalidf("group_names must have one name per group (%d groups, %d names)", o.NumGroups, len(*v))
 		}
 		for i, n := range *v {
 			if err := checkName("group_names["+itoa(i)+"]", n); err != nil {
-				return o, err
+				return err
 			}
 		}
 		o.GroupNames = append([]string{}, (*v)...)
 	}
-	return o, nil
+	return nil
 }
 
 // checkEventName trims an event_name and checks it: 1..MaxEventNameLen characters, no

@@ -1,6 +1,6 @@
 package engine
 
-// Podium's ratings (SPEC §6a): the state side. The fit itself (ratings_fit.go) runs
+// Podium's ratings (SPEC §6a): the state side. The fit itself (package engine/fit) runs
 // outside the writer on a RatingInput copied under the read lock; its result comes back
 // as a journaled SetRatings command, so assignments that use it replay exactly.
 
@@ -13,6 +13,10 @@ import (
 func init() {
 	register(func() Command { return &SetRatings{} })
 }
+
+// RatingPriorSD is the prior sd of a project's rating (logit units): the fit's prior,
+// and the sd a project shows until a fit covers it.
+const RatingPriorSD = 1.5
 
 // Assignment modes of SPEC §5 step 9.
 const (
@@ -68,7 +72,7 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 		if i, ok := set[p.ID]; ok {
 			p.Ratings = ProjectRating{Rating: cmd.Rating[i], SD: cmd.SD[i], PTop: cmd.PTop[i], PTop3: cmd.PTop3[i]}
 		} else {
-			p.Ratings = ProjectRating{SD: ratingPriorSD}
+			p.Ratings = ProjectRating{SD: RatingPriorSD}
 		}
 	}
 	for i, id := range cmd.Judges {
@@ -135,7 +139,7 @@ func (p *Project) RatingOf() ProjectRating {
 		r.Rank = 0
 	}
 	if r.SD == 0 {
-		r.SD = ratingPriorSD
+		r.SD = RatingPriorSD
 	}
 	return r
 }

@@ -73,7 +73,7 @@ func TestResetAll(t *testing.T) {
 			if _, ok := s.JudgeByToken("0123456789012345678901234567890123456789012345678901234567890123"); ok {
 				t.Fatal("judge session survived")
 			}
-			if _, ok := s.ProjectAt(1); ok {
+			if _, ok := s.projectAt(1); ok {
 				t.Fatal("table index survived")
 			}
 		})
@@ -85,7 +85,7 @@ func TestResetAll(t *testing.T) {
 		// New judges and projects start over at table 1.
 		r.addProjects(1)
 		r.e.Read(func(s *State) {
-			if _, ok := s.ProjectAt(1); !ok {
+			if _, ok := s.projectAt(1); !ok {
 				t.Fatal("new project not at table 1")
 			}
 		})

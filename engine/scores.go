@@ -141,7 +141,7 @@ func (s *State) refreshScores(c *scoreCache, bt bool) {
 		c.dirty = map[ID]struct{}{}
 	}
 	if bt && c.btDirty {
-		c.bt = s.crowdInputLocked(c).Compute().values
+		c.bt = s.crowdInputLocked(c).compute().values
 		c.btDirty = false
 	}
 }

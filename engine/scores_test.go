@@ -220,27 +220,27 @@ func TestCrowdBTComputedOutsideTheLock(t *testing.T) {
 	j := addTestJudge(s, 1, "")
 	judged(s, j, []*Project{ps[0], ps[1], ps[2]}, []*Project{ps[0], ps[1]})
 	edited(s)
-	in := s.CrowdBTInput()
+	in := s.crowdBTInput()
 	if in == nil {
 		t.Fatal("stale values but no input")
 	}
-	res := in.Compute()
+	res := in.compute()
 	// A ranking changes before the result comes back: the result must be dropped.
 	j.Rankings = []ID{ps[2].ID}
 	s.jd().scores.judgeChanged(j.ID, true)
-	s.StoreCrowdBT(res)
+	s.storeCrowdBT(res)
 	if got := s.ScoreOf(ps[2].ID); got.Votes != 2 || got.Mu <= 0 {
 		t.Fatalf("stale result used: %+v", got)
 	}
-	if s.CrowdBTInput() != nil {
+	if s.crowdBTInput() != nil {
 		t.Fatal("fresh values reported stale")
 	}
 	// A result for the current inputs is used as is.
 	j.Rankings = []ID{ps[1].ID}
 	s.jd().scores.judgeChanged(j.ID, true)
-	res = s.CrowdBTInput().Compute()
-	s.StoreCrowdBT(res)
-	if s.CrowdBTInput() != nil {
+	res = s.crowdBTInput().compute()
+	s.storeCrowdBT(res)
+	if s.crowdBTInput() != nil {
 		t.Fatal("stored result not used")
 	}
 	if got := s.ScoreOf(ps[1].ID); got.Votes != 2 || got.Mu <= 0 {

@@ -406,3 +406,15 @@ func pairCountIn(x *judgingData, a, b ID) int {
 	}
 	return int(x.nbrs[na].get(nb))
 }
+
+// pairCountOf returns how many judges saw both a and b.
+func (s *State) pairCountOf(a, b ID) int {
+	x := s.jd()
+	x.reconcilePairs(s)
+	na, ok1 := x.numOf[a]
+	nb, ok2 := x.numOf[b]
+	if !ok1 || !ok2 {
+		return 0
+	}
+	return int(x.nbrs[na].get(nb))
+}

@@ -331,16 +331,6 @@ func (s *State) JudgeByCode(code string) (*Judge, bool) {
 	return j, ok
 }
 
-// ProjectAt returns the project at table loc.
-func (s *State) ProjectAt(loc int) (*Project, bool) {
-	id, ok := s.locIndex[loc]
-	if !ok {
-		return nil, false
-	}
-	p, ok := s.Projects[id]
-	return p, ok
-}
-
 // ProjectsByLocation returns all projects sorted by table number.
 func (s *State) ProjectsByLocation() []*Project {
 	out := make([]*Project, 0, len(s.Projects))

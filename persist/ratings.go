@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"podium/engine"
+	"podium/engine/fit"
 )
 
 // The background ratings fit (SPEC §6a). It runs beside the writer: it copies the fit's
@@ -87,7 +88,7 @@ func (n *Node) ratingsLoop() {
 		start := time.Now()
 		var in *engine.RatingInput
 		n.eng.Read(func(s *engine.State) { in = s.RatingInput() })
-		cmd, done := engine.FitRatingsUntil(in, n.quit)
+		cmd, done := fit.RatingsUntil(in, n.quit)
 		if !done {
 			return // shutting down
 		}

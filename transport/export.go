@@ -125,7 +125,7 @@ func projectRows(st *engine.State) []exportProjectRow {
 
 // exportProjects handles GET /api/admin/export/projects.
 func (s *Server) exportProjects(c *fiber.Ctx) error {
-	s.freshCrowdBT() // Mu: compute Crowd-BT outside the lock when it is stale
+	crowdBT.Refresh(s.node) // Mu: compute Crowd-BT outside the lock when it is stale
 	var rows []exportProjectRow
 	s.node.Read(func(st *engine.State) { rows = projectRows(st) })
 	cells := make([][]string, len(rows))
@@ -182,7 +182,7 @@ func rankingRows(st *engine.State) [][]string {
 // exportChallenges handles GET /api/admin/export/challenges: a ZIP with one
 // projects.csv-shaped file per challenge (sorted by challenge name).
 func (s *Server) exportChallenges(c *fiber.Ctx) error {
-	s.freshCrowdBT()
+	crowdBT.Refresh(s.node)
 	var rows []exportProjectRow
 	s.node.Read(func(st *engine.State) { rows = projectRows(st) })
 	byChallenge := map[string][][]string{}

@@ -3,7 +3,6 @@ package transport
 import (
 	"encoding/hex"
 	"strconv"
-	"sync"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -325,35 +324,16 @@ func (s *Server) projectCount(c *fiber.Ctx) error {
 	return sendJSON(c, append(strconv.AppendInt(append(make([]byte, 0, 24), `{"count":`...), int64(n), 10), '}'))
 }
 
-// crowdMu lets one request at a time recompute Crowd-BT; the others wait for its result.
-var crowdMu sync.Mutex
-
-// freshCrowdBT recomputes stale Crowd-BT values outside the engine's lock: it copies the
-// inputs under the read lock, computes without it, and stores the result (dropped if a
-// ranking changed meanwhile; the view then computes under the lock).
-func (s *Server) freshCrowdBT() {
-	stale := false
-	s.node.Read(func(st *engine.State) { stale = st.CrowdBTStale() })
-	if !stale {
-		return
-	}
-	crowdMu.Lock()
-	defer crowdMu.Unlock()
-	var in *engine.CrowdInput
-	s.node.Read(func(st *engine.State) { in = st.CrowdBTInput() }) // nil if done meanwhile
-	if in == nil {
-		return
-	}
-	res := in.Compute()
-	s.node.Read(func(st *engine.State) { st.StoreCrowdBT(res) })
-}
+// crowdBT recomputes stale Crowd-BT values outside the engine's lock, one request at a
+// time (the others wait for its result).
+var crowdBT engine.CrowdBT
 
 func (s *Server) projectForJudge(c *fiber.Ctx) error {
 	pid, err := paramID(c, "id")
 	if err != nil {
 		return err
 	}
-	s.freshCrowdBT()
+	crowdBT.Refresh(s.node)
 	var v engine.ProjectJudgeView
 	found := false
 	s.node.Read(func(st *engine.State) {

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"podium/engine"
+	"podium/engine/simulate"
 )
 
 func init() {
@@ -20,10 +21,10 @@ func init() {
 	})
 }
 
-// simulateCommand runs the simulated expo of engine.Simulate and prints a Markdown
+// simulateCommand runs the simulated expo of package engine/simulate and prints a Markdown
 // table row per mode.
 func simulateCommand(args []string) error {
-	def := engine.DefaultSimConfig()
+	def := simulate.DefaultConfig()
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	projects := fs.Int("projects", def.Projects, "projects (one per table)")
 	judges := fs.Int("judges", def.Judges, "judges")
@@ -48,22 +49,22 @@ func simulateCommand(args []string) error {
 	} else if *mode != engine.ModeFocus && *mode != engine.ModeSpread {
 		return fmt.Errorf("simulate: -mode must be focus, spread or both")
 	}
-	fmt.Print(engine.SimHeader)
-	var all [][]engine.SimRun
+	fmt.Print(simulate.Header)
+	var all [][]simulate.Run
 	for _, m := range modes {
 		cfg := def
 		cfg.Projects, cfg.Judges, cfg.Visits, cfg.Mode = *projects, *judges, *visits, m
 		cfg.MinViews, cfg.FocusTop, cfg.RankTop = *minViews, *focusTop, *rankTop
 		cfg.Noise, cfg.Careless = *noise, *careless
-		runs, err := engine.SimulateRuns(cfg, *seed, *seeds)
+		runs, err := simulate.Runs(cfg, *seed, *seeds)
 		if err != nil {
 			return err
 		}
-		engine.Summarize(cfg, runs).WriteRow(os.Stdout)
+		simulate.Summarize(cfg, runs).WriteRow(os.Stdout)
 		all = append(all, runs)
 	}
 	if len(all) == 2 {
-		d := engine.Diff(all[0], all[1])
+		d := simulate.Diff(all[0], all[1])
 		fmt.Printf("\nfocus − spread, paired over the same %d events (95%% intervals): top-10 %+.3f ± %.3f, top-3 %+.3f ± %.3f, winner first %+.3f ± %.3f, ρ %+.3f ± %.3f\n",
 			*seeds, d.Top10.Mean, d.Top10.CI, d.Top3.Mean, d.Top3.CI, d.Winner.Mean, d.Winner.CI, d.Rho.Mean, d.Rho.CI)
 	}

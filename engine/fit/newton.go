@@ -1,6 +1,6 @@
-package engine
+package fit
 
-// The ratings fit's numeric kernels (ratings_fit.go drives them): the pass over every
+// The ratings fit's numeric kernels (fit.go drives them): the pass over every
 // judge's pairs that gives the gradient and curvature, the Hessian-vector product, and
 // the Newton steps (in θ alone, and in θ and the reliabilities together).
 
@@ -13,42 +13,6 @@ var expTable = func() (t [64]float64) {
 	}
 	return t
 }()
-
-// fastExp returns e^x for |x| ≤ 60 within a few ulps (2^(k/64) from a table times a
-// polynomial on |r| ≤ ln 2/128): about twice as fast as math.Exp, and as deterministic.
-func fastExp(x float64) float64 {
-	const (
-		inv   = 64 / math.Ln2
-		ln2hi = 6.93147180369123816490e-01 / 64
-		ln2lo = 1.90821492927058770002e-10 / 64
-		shift = 0x1.8p52 // adding it rounds to an integer held in the low bits
-	)
-	kf := x*inv + shift
-	k := int32(math.Float64bits(kf))
-	kf -= shift
-	r := x - kf*ln2hi - kf*ln2lo
-	pr := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720))))))
-	return math.Float64frombits(math.Float64bits(expTable[k&63])+uint64(int64(k>>6))<<52) * pr
-}
-
-// sigmoid2 returns σ(x) and 1 − σ(x), each to full relative precision (x is clamped to
-// ±40, where 1 − σ is below 5e-18).
-func sigmoid2(x float64) (p, q float64) {
-	if x > 40 {
-		x = 40
-	}
-	if x < -40 {
-		x = -40
-	}
-	e := fastExp(-x)
-	p = 1 / (1 + e)
-	return p, e * p
-}
-
-func sigmoid(x float64) float64 {
-	p, _ := sigmoid2(x)
-	return p
-}
 
 // row lists the pairs {a, b} of the current judge's list (gathered in vLoc and sLoc,
 // its starred unranked positions in starPos) with b > a, in enumeration order: their b
@@ -100,8 +64,10 @@ func (f *fitter) gatherStars(star []bool, nr int) int {
 }
 
 // logistic sets p[i] = σ(r·d[i]) and q[i] = 1 − σ(r·d[i]), each to full relative
-// precision (r·d is clamped to ±40, where 1 − σ is below 5e-18); it is sigmoid2 with
-// fastExp written out, for the inner loops.
+// precision (r·d is clamped to ±40, where 1 − σ is below 5e-18). It takes e^x as
+// 2^(k/64) from expTable times a polynomial on |x − k·ln 2/64| ≤ ln 2/128: within a few
+// ulps, about twice as fast as math.Exp, and as deterministic (the tests' fastExp is
+// the same computation for one number).
 func logistic(r float64, d, p, q []float64) {
 	const (
 		inv   = 64 / math.Ln2
@@ -160,27 +126,7 @@ func (f *fitter) gradient(rel bool) float64 {
 		}
 		end := f.gatherStars(star, nr)
 		if rel {
-			r := f.rel[j]
-			gr, hr := -(r-1)*relPrec, relPrec
-			for a := 0; a < end; a++ {
-				m := f.row(a, n, nr)
-				bs, dr, pr, qr := f.rowB[:m], f.rowD[:m], f.rowP[:m], f.rowQ[:m]
-				logistic(r, dr, pr, qr)
-				sa, rk := sl[a], 0.0
-				if a < nr {
-					rk = 1
-				}
-				for i, b := range bs {
-					sb := sl[b]
-					wab, wba := rk*wt+sw*sa*(1-sb), sw*sb*(1-sa)
-					d, p, q := dr[i], pr[i], qr[i]
-					gr += d * (wab*q - wba*p)
-					hr += d * d * (wab + wba) * p * q
-				}
-			}
-			nv := math.Min(maxRel, math.Max(minRel, r+gr/hr))
-			relStep = math.Max(relStep, math.Abs(nv-r))
-			f.rel[j] = nv
+			relStep = math.Max(relStep, f.stepRel(j, n, nr, end, wt, sw))
 		}
 		r := f.rel[j]
 		c := f.curv[f.cOff[j]:f.cOff[j+1]]
@@ -236,6 +182,35 @@ func (f *fitter) gradient(rel bool) float64 {
 		}
 	}
 	return relStep
+}
+
+// stepRel takes one Newton step on judge j's reliability with θ fixed, and returns its
+// size. The judge's list (n long, nr ranked, its pairs ending at end) is gathered in
+// vLoc and sLoc; wt and sw are its pairs' weights (see gradient).
+func (f *fitter) stepRel(j, n, nr, end int, wt, sw float64) float64 {
+	sl := f.sLoc[:n]
+	relPrec := 1 / (relPriorSD * relPriorSD)
+	r := f.rel[j]
+	gr, hr := -(r-1)*relPrec, relPrec
+	for a := 0; a < end; a++ {
+		m := f.row(a, n, nr)
+		bs, dr, pr, qr := f.rowB[:m], f.rowD[:m], f.rowP[:m], f.rowQ[:m]
+		logistic(r, dr, pr, qr)
+		sa, rk := sl[a], 0.0
+		if a < nr {
+			rk = 1
+		}
+		for i, b := range bs {
+			sb := sl[b]
+			wab, wba := rk*wt+sw*sa*(1-sb), sw*sb*(1-sa)
+			d, p, q := dr[i], pr[i], qr[i]
+			gr += d * (wab*q - wba*p)
+			hr += d * d * (wab + wba) * p * q
+		}
+	}
+	nv := math.Min(maxRel, math.Max(minRel, r+gr/hr))
+	f.rel[j] = nv
+	return math.Abs(nv - r)
 }
 
 // hessMul sets out = H·v (H the negative Hessian of the log posterior in θ, at the last

@@ -1,9 +1,11 @@
-package engine
-
-// The ratings fit of SPEC §6a: a Bradley-Terry model with a reliability per judge,
-// fitted by maximum a posteriori. Each judge's list yields pairwise outcomes (a ranked
-// project beats every project ranked below it and every unranked project it saw; a
-// starred project beats the judge's unstarred ones, as weak evidence):
+// Package fit computes Podium's ratings (SPEC §6a) from an engine.RatingInput copied
+// under the engine's read lock; the result is the engine.SetRatings command that stores
+// them. It is pure numerics: the standard library only, no clock, no randomness.
+//
+// The model is a Bradley-Terry model with a reliability per judge, fitted by maximum a
+// posteriori. Each judge's list yields pairwise outcomes (a ranked project beats every
+// project ranked below it and every unranked project it saw; a starred project beats
+// the judge's unstarred ones, as weak evidence):
 //
 //	P(w beats l | judge j) = σ(r_j · (θ_w − θ_l))
 //
@@ -18,14 +20,17 @@ package engine
 // diagonal (Laplace), p_top from a normal approximation: each project is in the top K
 // with probability Φ((θ_i − t)/sd_i), with the threshold t chosen so that these sum to K.
 // Everything runs in a fixed order, so the same input gives the same bits.
+package fit
 
 import (
 	"math"
 	"slices"
+
+	"podium/engine"
 )
 
 const (
-	ratingPriorSD = 1.5  // prior sd of a rating (logit units)
+	ratingPriorSD = engine.RatingPriorSD
 	relPriorSD    = 0.5  // prior sd of a judge's reliability around 1
 	pairWeight    = 2.0  // evidence of one ranking per project
 	starWeight    = 0.25 // a star's weight relative to a ranked pair
@@ -43,18 +48,18 @@ const (
 	warmIters  = 6
 )
 
-// FitRatings fits the ratings of in. It only reads in and is safe to run outside the
+// Ratings fits the ratings of in. It only reads in and is safe to run outside the
 // writer; the result is the command that stores it.
-func FitRatings(in *RatingInput) *SetRatings {
-	cmd, _ := FitRatingsUntil(in, nil)
+func Ratings(in *engine.RatingInput) *engine.SetRatings {
+	cmd, _ := RatingsUntil(in, nil)
 	return cmd
 }
 
-// FitRatingsUntil is FitRatings that gives up once stop is closed (checked at every
+// RatingsUntil is Ratings that gives up once stop is closed (checked at every
 // conjugate-gradient step, a few milliseconds apart even at thousands of projects): a
 // big event's fit takes seconds, and a shutting-down server must not wait for it. It
 // returns false when it gave up.
-func FitRatingsUntil(in *RatingInput, stop <-chan struct{}) (*SetRatings, bool) {
+func RatingsUntil(in *engine.RatingInput, stop <-chan struct{}) (*engine.SetRatings, bool) {
 	f, warm := newFitter(in)
 	f.stop = stop
 	iters := coldIters
@@ -83,7 +88,7 @@ func (f *fitter) stopped() bool {
 
 // newFitter sets up a fit of in from its last ratings (warm), or else from the judges'
 // average places.
-func newFitter(in *RatingInput) (f *fitter, warm bool) {
+func newFitter(in *engine.RatingInput) (f *fitter, warm bool) {
 	n := len(in.Projects)
 	f = &fitter{in: in, n: n}
 	f.theta = make([]float64, n)
@@ -109,20 +114,20 @@ func newFitter(in *RatingInput) (f *fitter, warm bool) {
 }
 
 // result is the command that stores the fit's current point.
-func (f *fitter) result() *SetRatings {
+func (f *fitter) result() *engine.SetRatings {
 	in, n := f.in, f.n
 	f.gradient(false) // the Hessian's diagonal at the final point
-	out := &SetRatings{
-		Version: in.Version, Projects: append([]ID{}, in.Projects...),
+	out := &engine.SetRatings{
+		Version: in.Version, Projects: append([]engine.ID{}, in.Projects...),
 		Rating: f.theta, SD: make([]float64, n),
-		Judges: append([]ID{}, in.Judges...), Reliability: make([]float64, len(in.Judges)),
+		Judges: append([]engine.ID{}, in.Judges...), Reliability: make([]float64, len(in.Judges)),
 	}
 	for i := range out.SD {
 		out.SD[i] = 1 / math.Sqrt(f.diag[i])
 	}
 	k := in.FocusTop
 	if k < 1 {
-		k = DefaultFocusTop
+		k = engine.DefaultFocusTop
 	}
 	out.PTop = topProbabilities(f.theta, out.SD, k)
 	out.PTop3 = topProbabilities(f.theta, out.SD, 3)
@@ -212,8 +217,8 @@ func (f *fitter) borda() {
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 
 type fitter struct {
-	stop  <-chan struct{} // closed: give up (see FitRatingsUntil)
-	in    *RatingInput
+	stop  <-chan struct{} // closed: give up (see RatingsUntil)
+	in    *engine.RatingInput
 	n     int
 	theta []float64
 	rel   []float64

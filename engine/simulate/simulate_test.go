@@ -1,6 +1,10 @@
-package engine
+package simulate
 
-import "testing"
+import (
+	"testing"
+
+	"podium/engine"
+)
 
 // TestFocusBeatsSpread runs the standard simulated expo (100 projects, 25 judges × 12
 // visits, judges of mixed noise, 10% careless) in both assignment modes on the same
@@ -9,14 +13,14 @@ import "testing"
 // The full table over many seeds is `podium simulate` (README).
 func TestFocusBeatsSpread(t *testing.T) {
 	const seeds = 30 // fixed seeds: the outcome is deterministic
-	cfg := DefaultSimConfig()
-	cfg.Mode = ModeFocus
-	focus, err := SimulateRuns(cfg, 1, seeds)
+	cfg := DefaultConfig()
+	cfg.Mode = engine.ModeFocus
+	focus, err := Runs(cfg, 1, seeds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Mode = ModeSpread
-	spread, err := SimulateRuns(cfg, 1, seeds)
+	cfg.Mode = engine.ModeSpread
+	spread, err := Runs(cfg, 1, seeds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,13 +41,13 @@ func TestFocusBeatsSpread(t *testing.T) {
 
 // TestSimulationDeterministic: the same seed gives the same event.
 func TestSimulationDeterministic(t *testing.T) {
-	cfg := DefaultSimConfig()
+	cfg := DefaultConfig()
 	cfg.Projects, cfg.Judges, cfg.Visits = 30, 8, 6
-	a, err := Simulate(cfg, 5)
+	a, err := simulateOne(cfg, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Simulate(cfg, 5)
+	b, _ := simulateOne(cfg, 5)
 	if a != b {
 		t.Fatalf("same seed, different outcomes: %+v vs %+v", a, b)
 	}

@@ -1,0 +1,94 @@
+package engine
+
+// What the assignment index keeps per judge: the slots of its seen projects (a bitset,
+// grown as the judge's seen list grows) and of its skipped ones.
+
+// seenSlots are the slots of a judge's first n seen projects (those still in the index),
+// as a bitset (bit k set: slot k seen), and, while skipOK, the slots of its skipped
+// projects and how many skips are busy.
+type seenSlots struct {
+	n    int
+	bits []uint64
+
+	skipOK    bool
+	skipLen   int
+	skipSlots []int32
+	skipBusy  int
+}
+
+// seenOf returns j's cache entry with the slots of its seen projects up to date. Between
+// rebuilds of the index (any command outside the judging flow), a judge's seen list only
+// grows at its end, so only the entries added since the last call are looked up.
+func (x *judgingData) seenOf(j *Judge) *seenSlots {
+	if x.seenSlots == nil {
+		x.seenSlots = map[ID]*seenSlots{}
+	}
+	c := x.seenSlots[j.ID]
+	if c == nil || c.n > len(j.SeenProjects) {
+		c = &seenSlots{}
+		x.seenSlots[j.ID] = c
+	}
+	for _, sp := range j.SeenProjects[c.n:] {
+		if k, ok := x.slotOf[sp.ProjectID]; ok {
+			w := int(k >> 6)
+			if w >= len(c.bits) {
+				c.bits = append(c.bits, make([]uint64, w+1-len(c.bits))...)
+			}
+			c.bits[w] |= 1 << (k & 63)
+		}
+	}
+	c.n = len(j.SeenProjects)
+	return c
+}
+
+// slotsFor returns the judge's cache entry (seenOf).
+func (x *judgingData) slotsFor(j *Judge) *seenSlots {
+	if x.seenSlots == nil {
+		x.seenSlots = map[ID]*seenSlots{}
+	}
+	c := x.seenSlots[j.ID]
+	if c == nil {
+		c = &seenSlots{}
+		x.seenSlots[j.ID] = c
+	}
+	return c
+}
+
+// skipSlotsOf returns the slots of j's skipped projects and how many of its skips are
+// busy ones. Within the judging flow a judge's skips change only by a skip (one more)
+// and a finish (busy ones dropped: skipsChanged); every other change rebuilds the index
+// and with it this cache.
+func (x *judgingData) skipSlotsOf(j *Judge) ([]int32, int) {
+	c := x.slotsFor(j)
+	if !c.skipOK || c.skipLen != len(j.Skipped) {
+		c.skipSlots, c.skipBusy = c.skipSlots[:0], 0
+		for id, busy := range j.Skipped {
+			if busy {
+				c.skipBusy++
+			}
+			if k, ok := x.slotOf[id]; ok {
+				c.skipSlots = append(c.skipSlots, k)
+			}
+		}
+		c.skipOK, c.skipLen = true, len(j.Skipped)
+	}
+	return c.skipSlots, c.skipBusy
+}
+
+// skipsChanged forgets the cached skips of j.
+func (x *judgingData) skipsChanged(j *Judge) {
+	if c := x.seenSlots[j.ID]; c != nil {
+		c.skipOK = false
+	}
+}
+
+// hasSeen reports whether j finished project p (whose slot is k).
+func (x *judgingData) hasSeen(j *Judge, k int32) bool {
+	return bitSet(x.seenOf(j).bits, k)
+}
+
+// bitSet reports whether bit k of bits is set (false beyond its end).
+func bitSet(bits []uint64, k int32) bool {
+	w := int(k >> 6)
+	return k >= 0 && w < len(bits) && bits[w]&(1<<(k&63)) != 0
+}
