@@ -1,4 +1,4 @@
-package loadtest
+package ratio
 
 import (
 	"bytes"
@@ -197,57 +197,6 @@ func fetchTo(url, path string) error {
 		err = cerr
 	}
 	return err
-}
-
-// proc is a server process whose output goes straight to a file (a pipe read by this
-// tool would cost the shared CPU for every request log line).
-type proc struct {
-	cmd  *exec.Cmd
-	addr string
-	out  string
-}
-
-// startProc runs args with env, sending its output to a temp file, and waits for a line
-// matching re (whose first group is the listen address).
-func startProc(args, env []string, re *regexp.Regexp) (*proc, error) {
-	f, err := os.CreateTemp("", "podium-ratio-*.log")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", args[0], err)
-	}
-	p := &proc{cmd: cmd, out: f.Name()}
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		b, _ := os.ReadFile(f.Name())
-		if m := re.FindSubmatch(b); m != nil {
-			p.addr = string(m[1])
-			if strings.HasPrefix(p.addr, "[::]:") || strings.HasPrefix(p.addr, "0.0.0.0:") {
-				p.addr = "127.0.0.1:" + p.addr[strings.LastIndexByte(p.addr, ':')+1:]
-			}
-			return p, nil
-		}
-	}
-	p.stop()
-	return nil, fmt.Errorf("%s did not start; see %s", args[0], f.Name())
-}
-
-func (p *proc) pid() int { return p.cmd.Process.Pid }
-
-func (p *proc) stop() {
-	_ = p.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-done
-	}
 }
 
 // RunRatio runs the ratio benchmark.

@@ -1,4 +1,4 @@
-package loadtest
+package load
 
 import (
 	"context"
@@ -318,13 +318,3 @@ func (s *serverProc) exited() bool {
 	}
 }
 
-// processAlive reports whether pid still runs (a zombie has stopped running).
-func processAlive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
-}
