@@ -3,6 +3,8 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"mime/multipart"
@@ -229,4 +231,12 @@ func atoiDefault(s string, def int) int {
 		return n
 	}
 	return def
+}
+
+// RunID returns 8 random hex digits that make the names and emails of one run unique
+// on a server that already has data.
+func RunID() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }

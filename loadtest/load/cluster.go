@@ -15,6 +15,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"podium/loadtest/client"
+	"podium/loadtest/server"
 )
 
 // Cluster mode of the tool: with ClusterNodes > 0 and a server binary it starts that
@@ -46,9 +49,10 @@ type clusterStatus struct {
 	} `json:"nodes"`
 }
 
-func (c *client) clusterStatus(ctx context.Context) (clusterStatus, error) {
+// clusterStatusOf is GET /api/admin/cluster.
+func clusterStatusOf(ctx context.Context, c *client.Client) (clusterStatus, error) {
 	var st clusterStatus
-	err := c.do(ctx, "GET", "/api/admin/cluster", "/api/admin/cluster", asAdmin, nil, &st)
+	err := c.Do(ctx, "GET", "/api/admin/cluster", "/api/admin/cluster", client.AsAdmin, nil, &st)
 	return st, err
 }
 
@@ -56,7 +60,7 @@ func (c *client) clusterStatus(ctx context.Context) (clusterStatus, error) {
 type managedNode struct {
 	id  string
 	url string
-	p   *serverProc
+	p   *server.Process
 }
 
 // freeLoopbackPorts returns n ports that can be bound now, chosen below the kernel's
@@ -107,7 +111,7 @@ func (r *runner) startCluster(ctx context.Context) ([]*managedNode, func(), erro
 		root = tmp
 	}
 	if r.cfg.AdminPassword == "" {
-		r.cfg.AdminPassword = "loadtest-" + runID()
+		r.cfg.AdminPassword = "loadtest-" + client.RunID()
 	}
 	secret := make([]byte, 24)
 	if _, err := rand.Read(secret); err != nil {
@@ -132,10 +136,10 @@ func (r *runner) startCluster(ctx context.Context) ([]*managedNode, func(), erro
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := nd.p.stop(); err != nil {
+				if err := nd.p.Stop(); err != nil {
 					r.note("%s: %v", nd.id, err)
 				}
-				nd.p.close()
+				nd.p.Close()
 			}()
 		}
 		wg.Wait()
@@ -153,7 +157,7 @@ func (r *runner) startCluster(ctx context.Context) ([]*managedNode, func(), erro
 		if i == 0 {
 			r.rep.Machine.FsyncProbe = fsyncProbe(dir, 200)
 		}
-		logPath := filepath.Join(os.TempDir(), fmt.Sprintf("podium-loadtest-%s-%s.log", runID(), nd.id))
+		logPath := filepath.Join(os.TempDir(), fmt.Sprintf("podium-loadtest-%s-%s.log", client.RunID(), nd.id))
 		if r.cfg.ServerLog != "" {
 			logPath = r.cfg.ServerLog + "." + nd.id
 		}
@@ -174,7 +178,7 @@ func (r *runner) startCluster(ctx context.Context) ([]*managedNode, func(), erro
 	var wg sync.WaitGroup
 	for i, nd := range nodes { // together: a node may wait for its peers before it listens
 		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = nd.p.start(ctx) }()
+		go func() { defer wg.Done(); errs[i] = nd.p.Start(ctx) }()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -182,7 +186,7 @@ func (r *runner) startCluster(ctx context.Context) ([]*managedNode, func(), erro
 		return nil, nil, err
 	}
 	for _, nd := range nodes {
-		r.cfg.Log("started %s %s (pid %d) on %s, data %s", nd.id, r.cfg.ServerBin, nd.p.pid(), nd.url, nd.p.dir)
+		r.cfg.Log("started %s %s (pid %d) on %s, data %s", nd.id, r.cfg.ServerBin, nd.p.PID(), nd.url, nd.p.Dir())
 	}
 	if err := r.waitLeader(ctx, nodes, 30*time.Second); err != nil {
 		cleanup()
@@ -200,8 +204,8 @@ func (r *runner) waitLeader(ctx context.Context, nodes []*managedNode, limit tim
 		if err == nil && leader != nil {
 			ready := true
 			for _, nd := range nodes {
-				c := newClient(nd.url, r.cfg.AdminPassword, newHTTPClient(nd.url, 2, 5*time.Second), nil)
-				if c.do(ctx, "GET", "/readyz", "/readyz", asAnon, nil, nil) != nil {
+				c := client.New(nd.url, r.cfg.AdminPassword, client.NewHostClient(nd.url, 2, 5*time.Second), nil)
+				if c.Do(ctx, "GET", "/readyz", "/readyz", client.AsAnon, nil, nil) != nil {
 					ready = false
 				}
 			}
@@ -219,11 +223,11 @@ func (r *runner) waitLeader(ctx context.Context, nodes []*managedNode, limit tim
 func (r *runner) leaderOf(ctx context.Context, nodes []*managedNode) (*managedNode, error) {
 	var last error
 	for _, nd := range nodes {
-		if nd.p.exited() {
+		if nd.p.Exited() {
 			continue
 		}
-		c := newClient(nd.url, r.cfg.AdminPassword, newHTTPClient(nd.url, 2, 5*time.Second), nil)
-		st, err := c.clusterStatus(ctx)
+		c := client.New(nd.url, r.cfg.AdminPassword, client.NewHostClient(nd.url, 2, 5*time.Second), nil)
+		st, err := clusterStatusOf(ctx, c)
 		if err != nil {
 			last = err
 			continue
@@ -232,7 +236,7 @@ func (r *runner) leaderOf(ctx context.Context, nodes []*managedNode) (*managedNo
 			return nil, errors.New("GET /api/admin/cluster says standalone: the cluster settings were not applied")
 		}
 		for _, x := range nodes {
-			if x.id == st.LeaderID && !x.p.exited() {
+			if x.id == st.LeaderID && !x.p.Exited() {
 				return x, nil
 			}
 		}
@@ -255,7 +259,7 @@ func (r *runner) killer(stop <-chan struct{}, start time.Time, out *KillReport, 
 			out.Error = err.Error()
 			return
 		}
-		for t := time.Now(); processAlive(r.cfg.KillPID) && time.Since(t) < 5*time.Second; {
+		for t := time.Now(); server.Alive(r.cfg.KillPID) && time.Since(t) < 5*time.Second; {
 			time.Sleep(time.Millisecond)
 		}
 		out.DeadMs = msOf(time.Since(start))
@@ -266,9 +270,9 @@ func (r *runner) killer(stop <-chan struct{}, start time.Time, out *KillReport, 
 			out.Error = fmt.Sprintf("no leader known: %v", err)
 			return
 		}
-		out.PID, out.Node = leader.p.pid(), leader.url
+		out.PID, out.Node = leader.p.PID(), leader.url
 		out.AfterMs = msOf(time.Since(start))
-		leader.p.kill() // returns once the process is reaped
+		leader.p.Kill() // returns once the process is reaped
 		out.DeadMs = msOf(time.Since(start))
 		*killedURL = leader.url
 	default:
@@ -286,14 +290,14 @@ func (r *runner) caughtUp(ctx context.Context, limit time.Duration) {
 	}
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
-		self, err := r.admin.clusterStatus(ctx)
+		self, err := clusterStatusOf(ctx, r.admin)
 		if err != nil || self.State == "standalone" || self.State == "" {
 			return
 		}
 		var top uint64
 		for _, u := range r.urls {
-			c := newClient(u, r.cfg.AdminPassword, newHTTPClient(u, 2, 2*time.Second), nil)
-			if st, err := c.clusterStatus(ctx); err == nil && st.CommitIndex > top {
+			c := client.New(u, r.cfg.AdminPassword, client.NewHostClient(u, 2, 2*time.Second), nil)
+			if st, err := clusterStatusOf(ctx, c); err == nil && st.CommitIndex > top {
 				top = st.CommitIndex
 			}
 		}
@@ -304,17 +308,3 @@ func (r *runner) caughtUp(ctx context.Context, limit time.Duration) {
 	}
 	r.note("the node used for the final checks had not applied every committed change after %s", limit)
 }
-
-// exited reports whether the process has ended (or never started).
-func (s *serverProc) exited() bool {
-	if s.done == nil {
-		return true
-	}
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}
-

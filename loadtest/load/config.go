@@ -1,8 +1,6 @@
 package load
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"time"
 )
@@ -116,11 +114,3 @@ func (c *Config) defaults() {
 		c.Log = func(string, ...any) {}
 	}
 }
-
-// runID makes the names and emails of one run unique on a server that already has data.
-func runID() string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-

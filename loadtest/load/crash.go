@@ -7,6 +7,9 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"podium/loadtest/client"
+	"podium/loadtest/stats"
 )
 
 // CrashReport is the outcome of crash mode.
@@ -59,13 +62,13 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 		return rep, err
 	}
 	defer cleanup()
-	runStats := NewStats()
-	r.connectWith(r.srv.url(), NewStats(), runStats)
-	rep.Server = r.srv.url()
-	if err := r.admin.waitReady(ctx); err != nil {
+	runStats := stats.NewRoutes()
+	r.connectWith(r.srv.URL(), stats.NewRoutes(), runStats)
+	rep.Server = r.srv.URL()
+	if err := r.admin.WaitReady(ctx); err != nil {
 		return rep, err
 	}
-	if err := r.setup(ctx, "lt-"+runID(), cfg.Projects, cfg.Judges); err != nil {
+	if err := r.setup(ctx, "lt-"+client.RunID(), cfg.Projects, cfg.Judges); err != nil {
 		return rep, err
 	}
 	cr := &CrashReport{}
@@ -102,7 +105,7 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				n := r.creator(stop, fmt.Sprintf("lt-c%d-%d-%s", cycle, k, runID()))
+				n := r.creator(stop, fmt.Sprintf("lt-c%d-%d-%s", cycle, k, client.RunID()))
 				cmu.Lock()
 				cyCreations += n
 				cmu.Unlock()
@@ -123,7 +126,7 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 		sleepCtx(ctx, d)
 		close(sideStop)
 		side.Wait()
-		r.srv.kill() // SIGKILL mid-flight
+		r.srv.Kill() // SIGKILL mid-flight
 		cyc.KilledAfter = time.Since(start).Seconds()
 		total += time.Since(start)
 		close(stop)
@@ -146,8 +149,8 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 		}
 	}
 	// a graceful stop must keep everything as well (snapshot at shutdown)
-	r.admin.http.CloseIdleConnections() // idle keep-alive connections hold up the server's shutdown
-	if err := r.srv.stop(); err != nil {
+	r.admin.CloseIdle() // idle keep-alive connections hold up the server's shutdown
+	if err := r.srv.Stop(); err != nil {
 		r.note("%v", err)
 	}
 	var g CycleReport
@@ -160,8 +163,8 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 	cr.Violations += hs.violations
 
 	rep.ElapsedSec = total.Seconds()
-	rep.Routes, rep.Errors = runStats.report(total)
-	rep.JudgeAll = summarize(runStats.latencies(isJudgeAction))
+	rep.Routes, rep.Errors = runStats.Report(total)
+	rep.JudgeAll = stats.Summarize(runStats.Latencies(isJudgeAction))
 	rep.Judging = r.jc.report(!r.noJudging.Load(), total)
 	if r.noJudging.Load() {
 		r.note("the server has no judging routes (POST /api/judge/next answered 404): crash load was judge/project creation and logins only")
@@ -187,13 +190,13 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 // is ready, checks every acknowledged write and restarts the clock.
 func (r *runner) restartAndVerify(ctx context.Context, cyc *CycleReport, cr *CrashReport, when string) error {
 	t := time.Now()
-	if err := r.srv.start(ctx); err != nil {
+	if err := r.srv.Start(ctx); err != nil {
 		return fmt.Errorf("restart %s: %w", when, err)
 	}
-	r.connectWith(r.srv.url(), r.admin.stats, r.c.stats)
+	r.connectWith(r.srv.URL(), r.admin.Stats(), r.c.Stats())
 	rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	if err := r.admin.waitReady(rctx); err != nil {
+	if err := r.admin.WaitReady(rctx); err != nil {
 		return fmt.Errorf("restart %s: %w", when, err)
 	}
 	cyc.RecoverySec = time.Since(t).Seconds()
@@ -213,16 +216,16 @@ func (r *runner) restartAndVerify(ctx context.Context, cyc *CycleReport, cr *Cra
 	} else {
 		r.cfg.Log("%s: recovered in %.2fs, all acknowledged writes present (%d finishes, %d skips checked)", when, cyc.RecoverySec, ir.AckedFinishes, ir.AckedSkips)
 	}
-	if _, err := r.admin.clock(ctx, "unpause"); err != nil { // with clock_sync off it comes back paused
+	if _, err := r.admin.SetClock(ctx, "unpause"); err != nil { // with clock_sync off it comes back paused
 		return fmt.Errorf("unpause %s: %w", when, err)
 	}
 	return nil
 }
 
 // connectWith binds the clients to base keeping the given stats.
-func (r *runner) connectWith(base string, setupStats, runStats *Stats) {
+func (r *runner) connectWith(base string, setupStats, runStats *stats.Routes) {
 	r.connect(base, setupStats)
-	r.c = r.admin.withStats(runStats)
+	r.c = r.admin.WithStats(runStats)
 }
 
 // creator is an admin adding projects and judges one by one until stop; it returns
@@ -236,7 +239,7 @@ func (r *runner) creator(stop <-chan struct{}, prefix string) int64 {
 			var out struct {
 				ID string `json:"id"`
 			}
-			if r.c.do(ctx, "POST", "/api/project/new", "/api/project/new", asAdmin, map[string]any{"name": name, "description": "added during the crash run"}, &out) == nil && out.ID != "" {
+			if r.c.Do(ctx, "POST", "/api/project/new", "/api/project/new", client.AsAdmin, map[string]any{"name": name, "description": "added during the crash run"}, &out) == nil && out.ID != "" {
 				r.lg.addProject(out.ID, name)
 				n++
 			}
@@ -247,7 +250,7 @@ func (r *runner) creator(stop <-chan struct{}, prefix string) int64 {
 		var out struct {
 			ID string `json:"id"`
 		}
-		if r.c.do(ctx, "POST", "/api/judge/new", "/api/judge/new", asAdmin, map[string]any{"name": name, "email": email, "notes": "", "no_send": true}, &out) == nil && out.ID != "" {
+		if r.c.Do(ctx, "POST", "/api/judge/new", "/api/judge/new", client.AsAdmin, map[string]any{"name": name, "email": email, "notes": "", "no_send": true}, &out) == nil && out.ID != "" {
 			r.lg.addJudge(&judgeRec{id: out.ID, name: name, email: email})
 			n++
 		}

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"podium/loadtest/client"
 )
 
 // InvariantReport is the result of checking the server's data against what the clients
@@ -71,13 +73,13 @@ type verifyOpts struct {
 // verify checks the server's judges, projects and flags against the ledger: every
 // acknowledged write is there (exactly once), and the server's own counters agree with
 // its lists.
-func verify(ctx context.Context, c *client, lg *ledger, o verifyOpts) (InvariantReport, error) {
+func verify(ctx context.Context, c *client.Client, lg *ledger, o verifyOpts) (InvariantReport, error) {
 	ir := InvariantReport{Checked: true}
-	judges, err := c.judgeList(ctx)
+	judges, err := c.JudgeList(ctx)
 	if err != nil {
 		return ir, err
 	}
-	projects, err := c.projectList(ctx)
+	projects, err := c.ProjectList(ctx)
 	if err != nil {
 		return ir, err
 	}
@@ -85,14 +87,14 @@ func verify(ctx context.Context, c *client, lg *ledger, o verifyOpts) (Invariant
 	var opts struct {
 		JudgeTracks bool `json:"judge_tracks"`
 	}
-	if c.do(ctx, "GET", "/api/admin/options", "/api/admin/options", asAdmin, nil, &opts) == nil {
+	if c.Do(ctx, "GET", "/api/admin/options", "/api/admin/options", client.AsAdmin, nil, &opts) == nil {
 		judgeTracks = opts.JudgeTracks
 	}
-	byID := map[string]*wireJudge{}
+	byID := map[string]*client.Judge{}
 	for i := range judges {
 		byID[judges[i].ID] = &judges[i]
 	}
-	pByID := map[string]*wireProject{}
+	pByID := map[string]*client.Project{}
 	for i := range projects {
 		pByID[projects[i].ID] = &projects[i]
 	}
@@ -170,7 +172,7 @@ func verify(ctx context.Context, c *client, lg *ledger, o verifyOpts) (Invariant
 			ir.fail("judge %s: name/email %q/%q, want %q/%q", jr.id, sj.Name, sj.Email, jr.name, jr.email)
 		}
 		count := map[string]int{}
-		entry := map[string]wireSeen{}
+		entry := map[string]client.Seen{}
 		for _, sp := range sj.SeenProjects {
 			count[sp.ProjectID]++
 			entry[sp.ProjectID] = sp
@@ -240,7 +242,7 @@ func verify(ctx context.Context, c *client, lg *ledger, o verifyOpts) (Invariant
 
 	// Skips: each acknowledged skip left a flag (absent flags may have been folded into
 	// one hidden-absent flag when the project got hidden).
-	flags, err := c.flags(ctx)
+	flags, err := c.Flags(ctx)
 	if err == nil {
 		ir.SkipsChecked = true
 		type fk struct{ j, p, r string }
@@ -270,7 +272,7 @@ func verify(ctx context.Context, c *client, lg *ledger, o verifyOpts) (Invariant
 
 	if o.logins {
 		var mu sync.Mutex
-		_ = parallel(len(lg.judgeList()), 16, func(i int) error {
+		_ = client.Parallel(len(lg.judgeList()), 16, func(i int) error {
 			jr := lg.judgeList()[i]
 			jr.mu.Lock()
 			tok := jr.token
@@ -278,8 +280,8 @@ func verify(ctx context.Context, c *client, lg *ledger, o verifyOpts) (Invariant
 			if tok == "" {
 				return nil
 			}
-			err := c.do(ctx, "POST", "/api/judge/auth", "/api/judge/auth", asJudge(tok), nil, nil)
-			if statusOf(err) == 401 {
+			err := c.Do(ctx, "POST", "/api/judge/auth", "/api/judge/auth", client.AsJudge(tok), nil, nil)
+			if client.Status(err) == 401 {
 				mu.Lock()
 				ir.LostLogins++
 				ir.fail("acknowledged login of judge %s no longer authenticates", jr.id)
@@ -319,7 +321,7 @@ type holdSampler struct {
 	timerSec   int
 }
 
-func (h *holdSampler) run(stop <-chan struct{}, every time.Duration, c *client, lg *ledger) {
+func (h *holdSampler) run(stop <-chan struct{}, every time.Duration, c *client.Client, lg *ledger) {
 	for sleepOr(stop, every) {
 		h.sample(context.Background(), c, lg)
 	}
@@ -333,11 +335,11 @@ func idSeconds(id string) int64 {
 	return int64(b[0])<<24 | int64(b[1])<<16 | int64(b[2])<<8 | int64(b[3])
 }
 
-func (h *holdSampler) sample(ctx context.Context, c *client, lg *ledger) {
-	judges, err := c.judgeList(ctx)
+func (h *holdSampler) sample(ctx context.Context, c *client.Client, lg *ledger) {
+	judges, err := c.JudgeList(ctx)
 	if err == nil {
-		var projects []wireProject
-		if projects, err = c.projectList(ctx); err == nil {
+		var projects []client.Project
+		if projects, err = c.ProjectList(ctx); err == nil {
 			h.analyze(judges, projects, lg)
 			return
 		}
@@ -348,14 +350,14 @@ func (h *holdSampler) sample(ctx context.Context, c *client, lg *ledger) {
 }
 
 // analyze applies the method above to one snapshot.
-func (h *holdSampler) analyze(judges []wireJudge, projects []wireProject, lg *ledger) {
+func (h *holdSampler) analyze(judges []client.Judge, projects []client.Project, lg *ledger) {
 	lg.mu.Lock()
 	ours := map[string]*judgeRec{}
 	for id, j := range lg.judges {
 		ours[id] = j
 	}
 	lg.mu.Unlock()
-	holders := map[string][]*wireJudge{}
+	holders := map[string][]*client.Judge{}
 	heldByOther := map[string]bool{} // held in the snapshot by a judge that is not ours
 	// heldFrom is the earliest last activity of a judge holding the project in the
 	// snapshot: that judge held it from then on at the latest. It covers holds the

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"podium/loadtest/client"
 )
 
 // judgeCounters counts judge outcomes over a phase.
@@ -99,7 +101,7 @@ func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 	j.mu.Lock()
 	tok := j.token
 	j.mu.Unlock()
-	a := asJudge(tok)
+	a := client.AsJudge(tok)
 	for sleepOr(stop, 0) {
 		j.mu.Lock()
 		from := j.assignFrom
@@ -117,7 +119,7 @@ func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 		err := r.judgeDo(ctx, j, "/api/judge/next", a, nil, &nr)
 		r.recordWrite("next", t, err, false) // may be answered from the node's state (after a skip that assigned already): never counted as a success
 		if err != nil {
-			switch statusOf(err) {
+			switch client.Status(err) {
 			case 404, 405:
 				r.noJudging.Store(true)
 				return
@@ -183,7 +185,7 @@ func (r *runner) think(rng *rand.Rand) time.Duration {
 	return r.cfg.Think/2 + time.Duration(rng.Int64N(int64(r.cfg.Think)))
 }
 
-func (r *runner) skip(ctx context.Context, j *judgeRec, a auth, p string, rng *rand.Rand) {
+func (r *runner) skip(ctx context.Context, j *judgeRec, a client.Auth, p string, rng *rand.Rand) {
 	reason := pickReason(rng)
 	sent := nowMs()
 	t := time.Now()
@@ -191,7 +193,7 @@ func (r *runner) skip(ctx context.Context, j *judgeRec, a auth, p string, rng *r
 	r.recordWrite("skip", t, err, err == nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	switch code := statusOf(err); {
+	switch code := client.Status(err); {
 	case err == nil:
 		r.jc.skips.Add(1)
 		j.skips = append(j.skips, skipRec{project: p, reason: reason})
@@ -213,14 +215,14 @@ func (r *runner) skip(ctx context.Context, j *judgeRec, a auth, p string, rng *r
 	}
 }
 
-func (r *runner) finish(ctx context.Context, j *judgeRec, a auth, p string, rng *rand.Rand) bool {
+func (r *runner) finish(ctx context.Context, j *judgeRec, a client.Auth, p string, rng *rand.Rand) bool {
 	f := finishRec{notes: randomNotes(rng), starred: rng.IntN(4) == 0}
 	t := time.Now()
 	err := r.judgeDo(ctx, j, "/api/judge/finish", a, map[string]any{"notes": f.notes, "starred": f.starred}, nil)
 	r.recordWrite("finish", t, err, err == nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	switch code := statusOf(err); {
+	switch code := client.Status(err); {
 	case err == nil:
 		r.jc.finishes.Add(1)
 		if _, dup := j.finishes[p]; dup {
@@ -244,7 +246,7 @@ func (r *runner) finish(ctx context.Context, j *judgeRec, a auth, p string, rng 
 	return false
 }
 
-func (r *runner) rank(ctx context.Context, j *judgeRec, a auth, rng *rand.Rand) {
+func (r *runner) rank(ctx context.Context, j *judgeRec, a client.Auth, rng *rand.Rand) {
 	j.mu.Lock()
 	pool := append([]string(nil), j.finishOrder...)
 	j.mu.Unlock()
@@ -256,7 +258,7 @@ func (r *runner) rank(ctx context.Context, j *judgeRec, a auth, rng *rand.Rand) 
 	r.recordWrite("rank", t, err, err == nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	switch code := statusOf(err); {
+	switch code := client.Status(err); {
 	case err == nil:
 		r.jc.ranks.Add(1)
 		j.rankAcked = ranking
@@ -271,20 +273,20 @@ func (r *runner) rank(ctx context.Context, j *judgeRec, a auth, rng *rand.Rand) 
 
 // judgeDo sends a judge's POST to the judge's current node (r.c with a single URL); a
 // request that gets no answer moves the judge to the next node.
-func (r *runner) judgeDo(ctx context.Context, j *judgeRec, path string, a auth, body, out any) error {
+func (r *runner) judgeDo(ctx context.Context, j *judgeRec, path string, a client.Auth, body, out any) error {
 	if r.nodes == nil {
-		return r.c.do(ctx, "POST", path, path, a, body, out)
+		return r.c.Do(ctx, "POST", path, path, a, body, out)
 	}
 	i, c := r.nodes.pick(j.id)
-	err := c.do(ctx, "POST", path, path, a, body, out)
-	r.nodes.done(j.id, i, err == nil || statusOf(err) != 0)
+	err := c.Do(ctx, "POST", path, path, a, body, out)
+	r.nodes.done(j.id, i, err == nil || client.Status(err) != 0)
 	return err
 }
 
 // recordWrite feeds the write-gap recorder: journaled is an acknowledged journaled
 // action; no answer or a 5xx is a failed write; anything else is neither.
 func (r *runner) recordWrite(route string, sent time.Time, err error, journaled bool) {
-	switch code := statusOf(err); {
+	switch code := client.Status(err); {
 	case journaled:
 		r.gaps.add(route, sent, true)
 	case err != nil && (code == 0 || code >= 500):

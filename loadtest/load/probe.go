@@ -1,9 +1,20 @@
 package load
 
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"podium/loadtest/client"
+	"podium/loadtest/stats"
+)
+
 // metricsRSS reads process_resident_memory_bytes from GET /metrics; 0 when unavailable.
-func metricsRSS(ctx context.Context, c *client) int64 {
+func metricsRSS(ctx context.Context, c *client.Client) int64 {
 	var body []byte
-	if err := c.do(ctx, "GET", "/metrics", "/metrics", asAnon, nil, &body); err != nil {
+	if err := c.Do(ctx, "GET", "/metrics", "/metrics", client.AsAnon, nil, &body); err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(body), "\n") {
@@ -19,10 +30,10 @@ func metricsRSS(ctx context.Context, c *client) int64 {
 
 // fsyncProbe times n 4 KiB write+fsync pairs in dir: the floor under every durable
 // write the server acknowledges on this disk.
-func fsyncProbe(dir string, n int) Latency {
+func fsyncProbe(dir string, n int) stats.Latency {
 	f, err := os.CreateTemp(dir, "fsync-probe-*")
 	if err != nil {
-		return Latency{}
+		return stats.Latency{}
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
@@ -38,5 +49,5 @@ func fsyncProbe(dir string, n int) Latency {
 		}
 		d = append(d, time.Since(t))
 	}
-	return summarize(d)
+	return stats.Summarize(d)
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"podium/loadtest/stats"
 )
 
 // WriteJSON writes the report as indented JSON to path.
@@ -58,7 +60,7 @@ func (rep *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "errors by status: %s\n", codes(rep.Errors))
 	if tl := rep.Timeline; len(tl) > 1 {
 		idle := 0
-		worst := append([]Second(nil), tl...)
+		worst := append([]stats.Second(nil), tl...)
 		for _, x := range tl[:len(tl)-1] { // the last second is partial
 			if x.Count == 0 {
 				idle++

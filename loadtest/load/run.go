@@ -7,12 +7,15 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"podium/loadtest/client"
+	"podium/loadtest/server"
+	"podium/loadtest/stats"
 )
 
 // Report is everything a run measured. Latencies are in milliseconds, memory in bytes.
@@ -24,9 +27,9 @@ type Report struct {
 	Scenario   Scenario        `json:"scenario"`
 	Setup      SetupReport     `json:"setup"`
 	ElapsedSec float64         `json:"elapsed_seconds"` // measured phase
-	Routes     []RouteReport   `json:"routes"`
+	Routes     []stats.Route   `json:"routes"`
 	Errors     map[string]int  `json:"errors_by_status"` // measured phase, "0" = no answer
-	JudgeAll   Latency         `json:"judge_actions"`    // next+skip+finish+rank together
+	JudgeAll   stats.Latency   `json:"judge_actions"`    // next+skip+finish+rank together
 	Judging    JudgingReport   `json:"judging"`
 	Broadcast  BroadcastReport `json:"broadcast"`
 	RSS        RSSReport       `json:"rss"`
@@ -37,7 +40,7 @@ type Report struct {
 	Nodes      []NodeReport    `json:"nodes,omitempty"` // judge traffic per URL (several URLs only)
 	Kill       *KillReport     `json:"kill,omitempty"`  // the failure the tool injected
 	Gap        GapReport       `json:"write_gap"`
-	Timeline   []Second        `json:"judge_timeline"` // judge actions completed per second of the phase
+	Timeline   []stats.Second  `json:"judge_timeline"` // judge actions completed per second of the phase
 	ServerLog  string          `json:"server_log,omitempty"`
 	Notes      []string        `json:"notes"`
 }
@@ -62,7 +65,7 @@ type SetupReport struct {
 	Seconds     float64       `json:"seconds"`
 	ProjectsVia string        `json:"projects_via"`
 	JudgesVia   string        `json:"judges_via"`
-	Routes      []RouteReport `json:"routes"`
+	Routes      []stats.Route `json:"routes"`
 }
 
 // RSSReport is the server's resident memory.
@@ -85,18 +88,18 @@ type MachineReport struct {
 	ToolRSS      int64   `json:"loadtest_rss_end"`
 	// FsyncProbe times 4 KiB write+fsync in the managed server's data directory just
 	// before the server starts.
-	FsyncProbe Latency `json:"fsync_probe"`
+	FsyncProbe stats.Latency `json:"fsync_probe"`
 }
 
 // runner holds one run's shared state.
 type runner struct {
 	cfg       *Config
-	c         *client // measured-phase requests
-	admin     *client // setup and checks
+	c         *client.Client // measured-phase requests
+	admin     *client.Client // setup and checks
 	lg        *ledger
 	jc        *judgeCounters
 	noJudging atomic.Bool
-	srv       *serverProc
+	srv       *server.Process
 	rep       *Report
 	urls      []string       // every server URL, r.admin's first (one: single-server mode)
 	cluster   []*managedNode // nodes the tool started (cluster mode)
@@ -114,7 +117,7 @@ func (r *runner) note(format string, args ...any) {
 // violations, lost writes) are in the report.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.defaults()
-	fd, fdErr := RaiseFDLimit()
+	fd, fdErr := server.RaiseFDLimit()
 	rep := &Report{Started: time.Now().UTC(), Mode: "load", Errors: map[string]int{}, Notes: []string{}}
 	rep.Scenario = Scenario{
 		Projects: cfg.Projects, Judges: cfg.Judges, Watchers: cfg.Watchers, Readers: cfg.Readers,
@@ -163,18 +166,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return rep, err
 		}
 		defer cleanup()
-		base = r.srv.url()
+		base = r.srv.URL()
 		r.urls = []string{base}
 	}
 	if base == "" {
 		return rep, errors.New("no server: give a URL or a server binary")
 	}
 	rep.Server = strings.Join(r.urls, ",")
-	r.connect(base, NewStats())
-	if err := r.admin.waitReady(ctx); err != nil {
+	r.connect(base, stats.NewRoutes())
+	if err := r.admin.WaitReady(ctx); err != nil {
 		return rep, err
 	}
-	if err := r.setup(ctx, "lt-"+runID(), cfg.Projects, cfg.Judges); err != nil {
+	if err := r.setup(ctx, "lt-"+client.RunID(), cfg.Projects, cfg.Judges); err != nil {
 		return rep, err
 	}
 	if err := r.loadPhase(ctx); err != nil {
@@ -184,72 +187,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 }
 
 // connect (re)binds the clients to base.
-func (r *runner) connect(base string, setupStats *Stats) {
-	hc := newHTTPClient(base, r.cfg.Judges+r.cfg.Readers+r.cfg.Creators+64, 30*time.Second)
-	r.admin = newClient(base, r.cfg.AdminPassword, hc, setupStats)
-	r.c = r.admin.withStats(NewStats())
-}
-
-// startManaged starts the server binary on a fresh (or the configured) data directory.
-func (r *runner) startManaged(ctx context.Context) (func(), error) {
-	dir, root := r.cfg.DataDir, ""
-	if dir == "" {
-		var err error
-		if root, err = os.MkdirTemp("", "podium-loadtest-*"); err != nil {
-			return nil, err
-		}
-		dir = filepath.Join(root, "data")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	if r.cfg.AdminPassword == "" {
-		r.cfg.AdminPassword = "loadtest-" + runID()
-	}
-	r.rep.Machine.FsyncProbe = fsyncProbe(dir, 200)
-	logPath := r.cfg.ServerLog
-	if logPath == "" {
-		f, err := os.CreateTemp("", "podium-loadtest-*-server.log") // kept after the run
-		if err != nil {
-			return nil, err
-		}
-		logPath = f.Name()
-		f.Close()
-	}
-	r.rep.ServerLog = logPath
-	srv, err := newServerProc(r.cfg.ServerBin, dir, logPath, r.cfg.AdminPassword, r.cfg.APIKey, r.cfg.ServerLogLevel, r.cfg.ServerEnv)
-	if err != nil {
-		return nil, err
-	}
-	if err := srv.start(ctx); err != nil {
-		return nil, err
-	}
-	r.srv = srv
-	r.rep.Managed = true
-	r.cfg.Log("started %s (pid %d) on %s, data %s, log %s", r.cfg.ServerBin, srv.pid(), srv.addr, dir, srv.log.Name())
-	return func() {
-		if r.admin != nil {
-			r.admin.http.CloseIdleConnections() // idle keep-alive connections hold up the server's shutdown
-		}
-		t := time.Now()
-		if err := srv.stop(); err != nil {
-			r.note("%v", err)
-		}
-		if d := time.Since(t); d > 5*time.Second {
-			r.note("the server took %.1fs to stop after SIGTERM", d.Seconds())
-		}
-		srv.close()
-		if root != "" {
-			os.RemoveAll(root)
-		}
-	}, nil
+func (r *runner) connect(base string, setupStats *stats.Routes) {
+	hc := client.NewHostClient(base, r.cfg.Judges+r.cfg.Readers+r.cfg.Creators+64, 30*time.Second)
+	r.admin = client.New(base, r.cfg.AdminPassword, hc, setupStats)
+	r.c = r.admin.WithStats(stats.NewRoutes())
 }
 
 // setup creates the projects and judges, raises the login limit, logs every judge in and
 // starts the clock.
 func (r *runner) setup(ctx context.Context, prefix string, projects, judges int) error {
 	start := time.Now()
-	if n := raiseLoginLimit(ctx, r.admin); n != "" {
+	if n := r.admin.RaiseLoginLimit(ctx); n != "" {
 		r.note("%s", n)
 	}
 	csv := !r.cfg.NoCSV
@@ -257,49 +205,77 @@ func (r *runner) setup(ctx context.Context, prefix string, projects, judges int)
 	if err := createProjects(ctx, r.admin, r.lg, prefix, 0, projects, r.cfg.SetupWorkers, csv); err != nil {
 		return fmt.Errorf("create projects: %w", err)
 	}
-	r.rep.Setup.ProjectsVia = via(r.admin.stats, "/api/project/csv", csv)
+	r.rep.Setup.ProjectsVia = via(r.admin.Stats(), "/api/project/csv", csv)
 	r.cfg.Log("created %d projects in %.1fs", len(r.lg.projects)-before, time.Since(start).Seconds())
 	t := time.Now()
 	if err := createJudges(ctx, r.admin, r.lg, prefix, 0, judges, r.cfg.SetupWorkers, csv); err != nil {
 		return fmt.Errorf("create judges: %w", err)
 	}
-	r.rep.Setup.JudgesVia = via(r.admin.stats, "/api/judge/csv", csv)
+	r.rep.Setup.JudgesVia = via(r.admin.Stats(), "/api/judge/csv", csv)
 	r.cfg.Log("created %d judges in %.1fs", judges, time.Since(t).Seconds())
 	t = time.Now()
 	js := r.lg.judgeList()
-	if err := parallel(len(js), r.cfg.SetupWorkers, func(i int) error { return login(ctx, r.admin, js[i]) }); err != nil {
+	if err := client.Parallel(len(js), r.cfg.SetupWorkers, func(i int) error { return login(ctx, r.admin, js[i]) }); err != nil {
 		return fmt.Errorf("judge login: %w", err)
 	}
 	r.cfg.Log("logged in %d judges in %.1fs", len(js), time.Since(t).Seconds())
-	if _, err := r.admin.clock(ctx, "unpause"); err != nil {
+	if _, err := r.admin.SetClock(ctx, "unpause"); err != nil {
 		return fmt.Errorf("start the clock: %w", err)
 	}
 	r.rep.Setup.Seconds = time.Since(start).Seconds()
-	r.rep.Setup.Routes, _ = r.admin.stats.report(time.Since(start))
+	r.rep.Setup.Routes, _ = r.admin.Stats().Report(time.Since(start))
 	return nil
 }
 
-func via(st *Stats, csvRoute string, tried bool) string {
+func via(st *stats.Routes, csvRoute string, tried bool) string {
 	if !tried {
 		return "single requests"
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if rs := st.routes["POST "+csvRoute]; rs != nil && rs.codes[200] > 0 {
+	if st.Answers("POST "+csvRoute, 200) > 0 {
 		return "CSV import " + csvRoute
 	}
 	return "single requests (no CSV import route)"
 }
 
+// createProjects adds n projects through c and records the acknowledged ones in lg.
+func createProjects(ctx context.Context, c *client.Client, lg *ledger, prefix string, from, n, workers int, csv bool) error {
+	made, err := c.CreateProjects(ctx, prefix, from, n, workers, csv)
+	for _, p := range made {
+		lg.addProject(p.ID, p.Name)
+	}
+	return err
+}
+
+// createJudges adds n judges through c and records them in lg with their login codes.
+func createJudges(ctx context.Context, c *client.Client, lg *ledger, prefix string, from, n, workers int, csv bool) error {
+	made, err := c.CreateJudges(ctx, prefix, from, n, workers, csv)
+	for k, j := range made {
+		lg.addJudge(&judgeRec{id: j.ID, name: j.Name, email: j.Email, code: j.Code, xff: client.FakeIP(from + k)})
+	}
+	return err
+}
+
+// login logs judge j in through c and records its token.
+func login(ctx context.Context, c *client.Client, j *judgeRec) error {
+	tok, err := c.Login(ctx, j.code, j.xff)
+	if err != nil {
+		return err
+	}
+	j.mu.Lock()
+	j.token = tok
+	j.mu.Unlock()
+	return nil
+}
+
 func (r *runner) rss(ctx context.Context) int64 {
-	if v := metricsRSS(ctx, r.admin.withStats(nil)); v > 0 {
+	if v := metricsRSS(ctx, r.admin.WithStats(nil)); v > 0 {
 		if r.rep.RSS.Source == "" {
 			r.rep.RSS.Source = "metrics"
 		}
 		return v
 	}
 	if r.srv != nil {
-		if v := procRSS(r.srv.pid()); v > 0 {
+		if v := server.RSS(r.srv.PID()); v > 0 {
 			r.rep.RSS.Source = "proc"
 			return v
 		}
@@ -321,7 +297,7 @@ func (r *runner) loadPhase(ctx context.Context) error {
 		go func() {
 			defer close(peakDone)
 			for sleepOr(peakStop, 500*time.Millisecond) {
-				if v := procRSS(r.srv.pid()); v > r.rep.RSS.Peak {
+				if v := server.RSS(r.srv.PID()); v > r.rep.RSS.Peak {
 					r.rep.RSS.Peak = v
 				}
 			}
@@ -330,12 +306,12 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	judges := r.lg.judgeList()
 	var ws *watchers
 	if cfg.Watchers > 0 {
-		if err := wsProbe(ctx, r.admin.base); err != nil {
+		if err := wsProbe(ctx, r.admin.Base()); err != nil {
 			r.note("websocket watchers skipped: %v", err)
 			ws = &watchers{dialErrs: map[string]int{}}
 		} else {
 			t := time.Now()
-			ws = startWatchers(ctx, r.admin.base, cfg.Watchers, judges, cfg.AdminPassword)
+			ws = startWatchers(ctx, r.admin.Base(), cfg.Watchers, judges, cfg.AdminPassword)
 			cfg.Log("connected %d/%d watchers in %.1fs", len(ws.list), cfg.Watchers, time.Since(t).Seconds())
 			time.Sleep(time.Second) // let the hellos arrive
 		}
@@ -348,30 +324,30 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	var tm struct {
 		JudgingTimer int `json:"judging_timer"`
 	}
-	if r.admin.do(ctx, "GET", "/api/admin/timer", "/api/admin/timer", asAdmin, nil, &tm) == nil {
+	if r.admin.Do(ctx, "GET", "/api/admin/timer", "/api/admin/timer", client.AsAdmin, nil, &tm) == nil {
 		timer = tm.JudgingTimer
 	}
 	hs := &holdSampler{timerSec: timer}
 	ct := &clockToggler{}
-	if clk, err := r.admin.clock(ctx, "unpause"); err == nil {
+	if clk, err := r.admin.SetClock(ctx, "unpause"); err == nil {
 		ct.last = keyOf(clk)
 	}
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	r.rep.Machine.CPUs, r.rep.Machine.LoadAvgStart = runtime.NumCPU(), loadAvg()
-	metrics0 := scrape(ctx, r.admin.withStats(nil))
-	cpu0, srvCPU0 := selfCPU(), 0.0
+	r.rep.Machine.CPUs, r.rep.Machine.LoadAvgStart = runtime.NumCPU(), server.LoadAvg()
+	metrics0 := scrape(ctx, r.admin.WithStats(nil))
+	cpu0, srvCPU0 := server.SelfCPU(), 0.0
 	if r.srv != nil {
-		srvCPU0 = procCPU(r.srv.pid())
+		srvCPU0 = server.CPU(r.srv.PID())
 	}
 	if len(r.urls) > 1 {
-		r.nodes = newNodeSet(r.urls, cfg.AdminPassword, cfg.Judges+64, r.c.stats, judges)
+		r.nodes = newNodeSet(r.urls, cfg.AdminPassword, cfg.Judges+64, r.c.Stats(), judges)
 		defer r.nodes.closeIdle()
 	}
 	start := time.Now()
 	r.gaps = newGapRecorder(start)
-	r.c.stats.startTimeline(start, isJudgeAction)
+	r.c.Stats().StartTimeline(start, isJudgeAction)
 	for i, j := range judges {
 		wg.Add(1)
 		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
@@ -408,15 +384,15 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	wg.Wait()
 	elapsed := time.Since(start)
 	side.Wait()
-	r.rep.Machine.LoadAvgEnd = loadAvg()
-	r.rep.Machine.ToolRSS = procRSS(os.Getpid())
-	r.rep.Machine.ToolCPU = math.Round((selfCPU()-cpu0)*10) / 10
+	r.rep.Machine.LoadAvgEnd = server.LoadAvg()
+	r.rep.Machine.ToolRSS = server.RSS(os.Getpid())
+	r.rep.Machine.ToolCPU = math.Round((server.SelfCPU()-cpu0)*10) / 10
 	if r.srv != nil {
-		r.rep.Machine.ServerCPU = math.Round((procCPU(r.srv.pid())-srvCPU0)*10) / 10
+		r.rep.Machine.ServerCPU = math.Round((server.CPU(r.srv.PID())-srvCPU0)*10) / 10
 	}
 	time.Sleep(time.Second) // late broadcasts
 	r.rep.RSS.End = r.rss(ctx)
-	r.rep.Metrics = serverMetrics(metrics0, scrape(ctx, r.admin.withStats(nil)))
+	r.rep.Metrics = serverMetrics(metrics0, scrape(ctx, r.admin.WithStats(nil)))
 	ws.close()
 	if peakStop != nil {
 		close(peakStop)
@@ -424,9 +400,9 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	}
 
 	r.rep.ElapsedSec = elapsed.Seconds()
-	r.rep.Routes, r.rep.Errors = r.c.stats.report(elapsed)
-	r.rep.JudgeAll = summarize(r.c.stats.latencies(isJudgeAction))
-	r.rep.Timeline = r.c.stats.timeline(elapsed)
+	r.rep.Routes, r.rep.Errors = r.c.Stats().Report(elapsed)
+	r.rep.JudgeAll = stats.Summarize(r.c.Stats().Latencies(isJudgeAction))
+	r.rep.Timeline = r.c.Stats().Timeline(elapsed)
 	r.rep.Judging = r.jc.report(!r.noJudging.Load(), elapsed)
 	if r.noJudging.Load() {
 		r.note("the server has no judging routes (POST /api/judge/next answered 404): judge load skipped")
@@ -444,11 +420,11 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	if r.nodes != nil {
 		r.rep.Nodes = r.nodes.report(killedURL)
 	}
-	if killedURL != "" && killedURL == r.admin.base {
+	if killedURL != "" && killedURL == r.admin.Base() {
 		for _, u := range r.urls {
 			if u != killedURL {
 				r.note("the node used for checks was killed: final checks through %s", u)
-				r.admin = newClient(u, cfg.AdminPassword, newHTTPClient(u, 16, 30*time.Second), r.admin.stats)
+				r.admin = client.New(u, cfg.AdminPassword, client.NewHostClient(u, 16, 30*time.Second), r.admin.Stats())
 				break
 			}
 		}
@@ -507,12 +483,12 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 // reader is an expo screen or the marketing site polling the public listings.
 func (r *runner) reader(stop <-chan struct{}) {
 	ctx := context.Background()
-	key := auth{hdr: map[string]string{"X-API-Key": r.cfg.APIKey}}
+	key := client.Auth{Header: map[string]string{"X-API-Key": r.cfg.APIKey}}
 	for sleepOr(stop, r.cfg.ReaderInterval) {
-		_ = r.c.do(ctx, "GET", "/api/project/list/public", "/api/project/list/public", asAnon, nil, nil)
+		_ = r.c.Do(ctx, "GET", "/api/project/list/public", "/api/project/list/public", client.AsAnon, nil, nil)
 		if r.cfg.APIKey != "" {
 			for _, k := range []string{"schedule", "sponsors", "faq"} {
-				_ = r.c.do(ctx, "GET", "/v1/public/"+k, "/v1/public/"+k, key, nil, nil)
+				_ = r.c.Do(ctx, "GET", "/v1/public/"+k, "/v1/public/"+k, key, nil, nil)
 			}
 		}
 	}

@@ -5,12 +5,18 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"sort"
+	"path/filepath"
+	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/fasthttp/websocket"
+	"github.com/valyala/fasthttp"
+
+	"podium/loadtest/client"
+	"podium/loadtest/server"
+	"podium/loadtest/stats"
 )
 
 const wsPerSourceIP = 250
@@ -54,7 +60,7 @@ func measureWS(ctx context.Context, pid int, rss0 int64, url string, n, broadcas
 	var got atomic.Int64
 	var wg sync.WaitGroup
 	var dialErr atomic.Value
-	_ = parallel(n, 64, func(i int) error {
+	_ = client.Parallel(n, 64, func(i int) error {
 		var conn *websocket.Conn
 		var err error
 		for attempt := 0; attempt < 3; attempt++ {
@@ -101,9 +107,9 @@ func measureWS(ctx context.Context, pid int, rss0 int64, url string, n, broadcas
 		return m, fmt.Errorf("dial: %w", e)
 	}
 	time.Sleep(3 * time.Second) // hellos delivered, write buffers released
-	m.kib = float64(procRSS(pid)-rss0) / float64(n) / 1024
+	m.kib = float64(server.RSS(pid)-rss0) / float64(n) / 1024
 
-	cpu0 := procCPU(pid)
+	cpu0 := server.CPU(pid)
 	sent := make([]time.Time, 0, broadcasts)
 	for k := 1; k <= broadcasts; k++ {
 		sent = append(sent, time.Now())
@@ -116,7 +122,7 @@ func measureWS(ctx context.Context, pid int, rss0 int64, url string, n, broadcas
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	cpu := procCPU(pid) - cpu0
+	cpu := server.CPU(pid) - cpu0
 	delivered := got.Load()
 	m.missed = broadcasts*n - int(delivered)
 	if delivered > 0 {
@@ -132,9 +138,97 @@ func measureWS(ctx context.Context, pid int, rss0 int64, url string, n, broadcas
 		}
 		s.mu.Unlock()
 	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	if len(lat) > 0 {
-		m.p50, m.p99 = pct(lat, 0.50), pct(lat, 0.99)
+		l := stats.Summarize(lat)
+		m.p50, m.p99 = l.P50, l.P99
 	}
 	return m, nil
+}
+
+// wsSide is one websocket server of a round: started fresh (its RSS before the first
+// socket is the zero the sockets are measured from), measured, stopped.
+type wsSide struct {
+	name  string
+	start func() (p *server.Background, url string, fire func() error, err error)
+}
+
+func (s wsSide) measure(ctx context.Context, sockets, broadcasts int) (wsMeasure, error) {
+	p, url, fire, err := s.start()
+	if err != nil {
+		return wsMeasure{}, err
+	}
+	defer p.Stop()
+	time.Sleep(time.Second)
+	return measureWS(ctx, p.PID(), server.RSS(p.PID()), url, sockets, broadcasts, fire)
+}
+
+// podiumSide is a podium process of its own for the websocket figures (never the one
+// that served the HTTP phases), on a fresh data directory.
+func podiumSide(ctx context.Context, bin, root, password string, round int, cfg *Config) wsSide {
+	return wsSide{name: "podium", start: func() (*server.Background, string, func() error, error) {
+		env := append([]string{"PORT=0", "DATA_DIR=" + filepath.Join(root, fmt.Sprintf("data-ws-%d", round)),
+			"ADMIN_PASSWORD=" + password, "LOG_LEVEL=" + cfg.LogLevel,
+			fmt.Sprintf("MAX_WS_CONNECTIONS=%d", cfg.Sockets+1000)}, cfg.ServerEnv...)
+		p, err := server.StartBackground([]string{bin}, env, listening)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		admin := client.New("http://"+p.Addr(), password, client.NewHostClient("http://"+p.Addr(), 4, 30*time.Second), nil)
+		if err := admin.WaitReady(ctx); err != nil {
+			p.Stop()
+			return nil, "", nil, err
+		}
+		return p, "ws://" + p.Addr() + "/api/ws", podiumClockToggle(ctx, admin), nil
+	}}
+}
+
+// baselineSide is the gorilla/websocket broadcaster (baseline.go) in a process of its own.
+func baselineSide(cfg *Config) wsSide {
+	return wsSide{name: "baseline", start: func() (*server.Background, string, func() error, error) {
+		p, err := server.StartBackground(cfg.BaselineCmd, nil, regexp.MustCompile(`baseline listening on http://(\S+)`))
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return p, "ws://" + p.Addr() + "/ws", baselineFire("http://" + p.Addr()), nil
+	}}
+}
+
+// podiumClockToggle returns a broadcast trigger that pauses or unpauses the clock (each
+// call the opposite of the last), which sends one "clock" message to every socket. The
+// server is fresh: its clock starts paused.
+func podiumClockToggle(ctx context.Context, admin *client.Client) func() error {
+	pause := false
+	return func() error {
+		action := "unpause"
+		if pause {
+			action = "pause"
+		}
+		pause = !pause
+		_, err := admin.SetClock(ctx, action)
+		return err
+	}
+}
+
+// baselineFire returns a broadcast trigger for the baseline server: POST /broadcast with a
+// message of the size of Podium's clock message.
+func baselineFire(base string) func() error {
+	hc := client.NewHostClient(base, 4, 30*time.Second)
+	seq := 0
+	return func() error {
+		seq++
+		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		defer fasthttp.ReleaseRequest(req)
+		defer fasthttp.ReleaseResponse(resp)
+		req.SetRequestURI(base + "/broadcast")
+		req.Header.SetMethod("POST")
+		req.SetBodyString(fmt.Sprintf(`{"type":"clock","seq":%d,"data":{"running":false,"time":%d,"start_time":%d,"pause_time":%d}}`,
+			seq, 123456, time.Now().UnixMilli()-123456, time.Now().UnixMilli()))
+		if err := hc.DoTimeout(req, resp, 30*time.Second); err != nil {
+			return err
+		}
+		if resp.StatusCode() != 200 {
+			return fmt.Errorf("baseline /broadcast: %d", resp.StatusCode())
+		}
+		return nil
+	}
 }
