@@ -76,70 +76,9 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0xc4a5))
 	hs := &holdSampler{timerSec: 300}
 	total := time.Duration(0)
-	var creations int64
-	var cmu sync.Mutex
 	for cycle := 1; cycle <= cfg.CrashCycles; cycle++ {
-		cyc := CycleReport{Cycle: cycle}
-		before := *r.jc.snapshot()
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		for i, j := range r.lg.judgeList() {
-			j.mu.Lock()
-			hasToken := j.token != ""
-			j.mu.Unlock()
-			if !hasToken {
-				continue
-			}
-			wg.Add(1)
-			jr := rand.New(rand.NewPCG(cfg.Seed+uint64(cycle)<<32, uint64(i)))
-			delay := r.rampDelay(i, len(r.lg.judgeList()))
-			go func() {
-				defer wg.Done()
-				if sleepOr(stop, delay) {
-					r.judgeLoop(stop, j, jr)
-				}
-			}()
-		}
-		var cyCreations int64
-		for k := 0; k < cfg.Creators; k++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				n := r.creator(stop, fmt.Sprintf("lt-c%d-%d-%s", cycle, k, client.RunID()))
-				cmu.Lock()
-				cyCreations += n
-				cmu.Unlock()
-			}()
-		}
-		sideStop := make(chan struct{})
-		var side sync.WaitGroup
-		if cfg.SampleInterval > 0 {
-			side.Add(1)
-			go func() { defer side.Done(); hs.run(sideStop, cfg.SampleInterval, r.c, r.lg) }()
-		}
-		span := cfg.CrashMax - cfg.CrashMin
-		d := cfg.CrashMin
-		if span > 0 {
-			d += time.Duration(rng.Int64N(int64(span)))
-		}
-		start := time.Now()
-		sleepCtx(ctx, d)
-		close(sideStop)
-		side.Wait()
-		r.srv.Kill() // SIGKILL mid-flight
-		cyc.KilledAfter = time.Since(start).Seconds()
-		total += time.Since(start)
-		close(stop)
-		wg.Wait()
-		after := r.jc.snapshot()
-		cyc.Finishes = after.finishes - before.finishes
-		cyc.Skips = after.skips - before.skips
-		cyc.Ranks = after.ranks - before.ranks
-		cyc.InDoubt = after.doubts - before.doubts
-		cyc.Creations = cyCreations
-		creations += cyCreations
-		cfg.Log("cycle %d: killed after %.2fs (%d finishes, %d skips, %d ranks, %d creations acknowledged; %d writes in doubt)",
-			cycle, cyc.KilledAfter, cyc.Finishes, cyc.Skips, cyc.Ranks, cyc.Creations, cyc.InDoubt)
+		cyc, ran := r.crashCycle(ctx, cycle, rng, hs)
+		total += ran
 		if err := r.restartAndVerify(ctx, &cyc, cr, "after SIGKILL"); err != nil {
 			return rep, err
 		}
@@ -161,7 +100,67 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 	hs.sample(ctx, r.admin, r.lg)
 	r.rep.Invariants.mergeHolds(hs)
 	cr.Violations += hs.violations
+	r.crashTotals(ctx, runStats, total)
+	return rep, nil
+}
 
+// crashCycle runs the judges, the creators and the hold sampler against the server,
+// SIGKILLs it after a random time between CrashMin and CrashMax, and returns what the
+// cycle got acknowledged and how long the load ran.
+func (r *runner) crashCycle(ctx context.Context, cycle int, rng *rand.Rand, hs *holdSampler) (CycleReport, time.Duration) {
+	cfg := r.cfg
+	cyc := CycleReport{Cycle: cycle}
+	before := *r.jc.snapshot()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	r.startJudges(stop, &wg, r.lg.judgeList(), cfg.Seed+uint64(cycle)<<32)
+	var cyCreations int64
+	var cmu sync.Mutex
+	for k := 0; k < cfg.Creators; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := r.creator(stop, fmt.Sprintf("lt-c%d-%d-%s", cycle, k, client.RunID()))
+			cmu.Lock()
+			cyCreations += n
+			cmu.Unlock()
+		}()
+	}
+	sideStop := make(chan struct{})
+	var side sync.WaitGroup
+	if cfg.SampleInterval > 0 {
+		side.Add(1)
+		go func() { defer side.Done(); hs.run(sideStop, cfg.SampleInterval, r.c, r.lg) }()
+	}
+	span := cfg.CrashMax - cfg.CrashMin
+	d := cfg.CrashMin
+	if span > 0 {
+		d += time.Duration(rng.Int64N(int64(span)))
+	}
+	start := time.Now()
+	sleepCtx(ctx, d)
+	close(sideStop)
+	side.Wait()
+	r.srv.Kill() // SIGKILL mid-flight
+	ran := time.Since(start)
+	cyc.KilledAfter = ran.Seconds()
+	close(stop)
+	wg.Wait()
+	after := r.jc.snapshot()
+	cyc.Finishes = after.finishes - before.finishes
+	cyc.Skips = after.skips - before.skips
+	cyc.Ranks = after.ranks - before.ranks
+	cyc.InDoubt = after.doubts - before.doubts
+	cyc.Creations = cyCreations
+	cfg.Log("cycle %d: killed after %.2fs (%d finishes, %d skips, %d ranks, %d creations acknowledged; %d writes in doubt)",
+		cycle, cyc.KilledAfter, cyc.Finishes, cyc.Skips, cyc.Ranks, cyc.Creations, cyc.InDoubt)
+	return cyc, ran
+}
+
+// crashTotals fills in the report of a crash run: the requests and judging of the
+// cycles (total long), the acknowledged writes and the server's memory at the end.
+func (r *runner) crashTotals(ctx context.Context, runStats *stats.Routes, total time.Duration) {
+	rep, cr := r.rep, r.rep.Crash
 	rep.ElapsedSec = total.Seconds()
 	rep.Routes, rep.Errors = runStats.Report(total)
 	rep.JudgeAll = stats.Summarize(runStats.Latencies(isJudgeAction))
@@ -183,7 +182,6 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 	cr.AckedCreations = len(r.lg.judges) + len(r.lg.projects)
 	r.lg.mu.Unlock()
 	rep.RSS.End = r.rss(ctx)
-	return rep, nil
 }
 
 // restartAndVerify restarts the (dead) server on the same data directory, waits until it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -90,6 +91,29 @@ func sleepOr(stop <-chan struct{}, d time.Duration) bool {
 		return false
 	case <-t.C:
 		return true
+	}
+}
+
+// startJudges starts a judgeLoop for every judge of judges that has logged in, each
+// after its ramp delay and with a random source seeded from seed and its index; wg
+// counts them.
+func (r *runner) startJudges(stop <-chan struct{}, wg *sync.WaitGroup, judges []*judgeRec, seed uint64) {
+	for i, j := range judges {
+		j.mu.Lock()
+		hasToken := j.token != ""
+		j.mu.Unlock()
+		if !hasToken {
+			continue
+		}
+		wg.Add(1)
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		delay := r.rampDelay(i, len(judges))
+		go func() {
+			defer wg.Done()
+			if sleepOr(stop, delay) {
+				r.judgeLoop(stop, j, rng)
+			}
+		}()
 	}
 }
 

@@ -8,9 +8,83 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"podium/loadtest/stats"
 )
+
+// Report is everything a run measured. Latencies are in milliseconds, memory in bytes.
+type Report struct {
+	Mode       string          `json:"mode"` // "load" or "crash"
+	Server     string          `json:"server"`
+	Managed    bool            `json:"managed_server"` // the tool started the server binary
+	Started    time.Time       `json:"started"`
+	Scenario   Scenario        `json:"scenario"`
+	Setup      SetupReport     `json:"setup"`
+	ElapsedSec float64         `json:"elapsed_seconds"` // measured phase
+	Routes     []stats.Route   `json:"routes"`
+	Errors     map[string]int  `json:"errors_by_status"` // measured phase, "0" = no answer
+	JudgeAll   stats.Latency   `json:"judge_actions"`    // next+skip+finish+rank together
+	Judging    JudgingReport   `json:"judging"`
+	Broadcast  BroadcastReport `json:"broadcast"`
+	RSS        RSSReport       `json:"rss"`
+	Machine    MachineReport   `json:"machine"`
+	Metrics    ServerMetrics   `json:"server_metrics"`
+	Invariants InvariantReport `json:"invariants"`
+	Crash      *CrashReport    `json:"crash,omitempty"`
+	Nodes      []NodeReport    `json:"nodes,omitempty"` // judge traffic per URL (several URLs only)
+	Kill       *KillReport     `json:"kill,omitempty"`  // the failure the tool injected
+	Gap        GapReport       `json:"write_gap"`
+	Timeline   []stats.Second  `json:"judge_timeline"` // judge actions completed per second of the phase
+	ServerLog  string          `json:"server_log,omitempty"`
+	Notes      []string        `json:"notes"`
+}
+
+// Scenario echoes the configuration of a run.
+type Scenario struct {
+	Projects   int     `json:"projects"`
+	Judges     int     `json:"judges"`
+	Watchers   int     `json:"watchers"`
+	Readers    int     `json:"readers"`
+	DurationS  float64 `json:"duration_seconds"`
+	ThinkMs    float64 `json:"think_ms"`
+	SkipProb   float64 `json:"skip_prob"`
+	RankProb   float64 `json:"rank_prob"`
+	ClockEvery float64 `json:"clock_every_seconds"`
+	Seed       uint64  `json:"seed"`
+	FDLimit    uint64  `json:"fd_limit"`
+}
+
+// SetupReport is the scenario setup through the API.
+type SetupReport struct {
+	Seconds     float64       `json:"seconds"`
+	ProjectsVia string        `json:"projects_via"`
+	JudgesVia   string        `json:"judges_via"`
+	Routes      []stats.Route `json:"routes"`
+}
+
+// RSSReport is the server's resident memory.
+type RSSReport struct {
+	Source        string `json:"source"` // "metrics" (process_resident_memory_bytes) or "proc" (/proc/PID/status)
+	AfterSetup    int64  `json:"after_setup"`
+	AfterWatchers int64  `json:"after_watchers"`
+	End           int64  `json:"end"`
+	Peak          int64  `json:"peak"` // managed server only (polled /proc every 500 ms)
+}
+
+// MachineReport says how busy the machine was during the measured phase: the load
+// generator and the server share it (and, here, other work).
+type MachineReport struct {
+	CPUs         int     `json:"cpus"`
+	LoadAvgStart string  `json:"loadavg_start"`
+	LoadAvgEnd   string  `json:"loadavg_end"`
+	ServerCPU    float64 `json:"server_cpu_seconds"` // managed server only
+	ToolCPU      float64 `json:"loadtest_cpu_seconds"`
+	ToolRSS      int64   `json:"loadtest_rss_end"`
+	// FsyncProbe times 4 KiB write+fsync in the managed server's data directory just
+	// before the server starts.
+	FsyncProbe stats.Latency `json:"fsync_probe"`
+}
 
 // WriteJSON writes the report as indented JSON to path.
 func (rep *Report) WriteJSON(path string) error {

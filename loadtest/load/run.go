@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"strings"
@@ -17,79 +16,6 @@ import (
 	"podium/loadtest/server"
 	"podium/loadtest/stats"
 )
-
-// Report is everything a run measured. Latencies are in milliseconds, memory in bytes.
-type Report struct {
-	Mode       string          `json:"mode"` // "load" or "crash"
-	Server     string          `json:"server"`
-	Managed    bool            `json:"managed_server"` // the tool started the server binary
-	Started    time.Time       `json:"started"`
-	Scenario   Scenario        `json:"scenario"`
-	Setup      SetupReport     `json:"setup"`
-	ElapsedSec float64         `json:"elapsed_seconds"` // measured phase
-	Routes     []stats.Route   `json:"routes"`
-	Errors     map[string]int  `json:"errors_by_status"` // measured phase, "0" = no answer
-	JudgeAll   stats.Latency   `json:"judge_actions"`    // next+skip+finish+rank together
-	Judging    JudgingReport   `json:"judging"`
-	Broadcast  BroadcastReport `json:"broadcast"`
-	RSS        RSSReport       `json:"rss"`
-	Machine    MachineReport   `json:"machine"`
-	Metrics    ServerMetrics   `json:"server_metrics"`
-	Invariants InvariantReport `json:"invariants"`
-	Crash      *CrashReport    `json:"crash,omitempty"`
-	Nodes      []NodeReport    `json:"nodes,omitempty"` // judge traffic per URL (several URLs only)
-	Kill       *KillReport     `json:"kill,omitempty"`  // the failure the tool injected
-	Gap        GapReport       `json:"write_gap"`
-	Timeline   []stats.Second  `json:"judge_timeline"` // judge actions completed per second of the phase
-	ServerLog  string          `json:"server_log,omitempty"`
-	Notes      []string        `json:"notes"`
-}
-
-// Scenario echoes the configuration of a run.
-type Scenario struct {
-	Projects   int     `json:"projects"`
-	Judges     int     `json:"judges"`
-	Watchers   int     `json:"watchers"`
-	Readers    int     `json:"readers"`
-	DurationS  float64 `json:"duration_seconds"`
-	ThinkMs    float64 `json:"think_ms"`
-	SkipProb   float64 `json:"skip_prob"`
-	RankProb   float64 `json:"rank_prob"`
-	ClockEvery float64 `json:"clock_every_seconds"`
-	Seed       uint64  `json:"seed"`
-	FDLimit    uint64  `json:"fd_limit"`
-}
-
-// SetupReport is the scenario setup through the API.
-type SetupReport struct {
-	Seconds     float64       `json:"seconds"`
-	ProjectsVia string        `json:"projects_via"`
-	JudgesVia   string        `json:"judges_via"`
-	Routes      []stats.Route `json:"routes"`
-}
-
-// RSSReport is the server's resident memory.
-type RSSReport struct {
-	Source        string `json:"source"` // "metrics" (process_resident_memory_bytes) or "proc" (/proc/PID/status)
-	AfterSetup    int64  `json:"after_setup"`
-	AfterWatchers int64  `json:"after_watchers"`
-	End           int64  `json:"end"`
-	Peak          int64  `json:"peak"` // managed server only (polled /proc every 500 ms)
-}
-
-// MachineReport says how busy the machine was during the measured phase: the load
-// generator and the server share it (and, here, other work).
-type MachineReport struct {
-	CPUs         int     `json:"cpus"`
-	LoadAvgStart string  `json:"loadavg_start"`
-	LoadAvgEnd   string  `json:"loadavg_end"`
-	ServerCPU    float64 `json:"server_cpu_seconds"` // managed server only
-	ToolCPU      float64 `json:"loadtest_cpu_seconds"`
-	ToolRSS      int64   `json:"loadtest_rss_end"`
-	// FsyncProbe times 4 KiB write+fsync in the managed server's data directory just
-	// before the server starts.
-	FsyncProbe stats.Latency `json:"fsync_probe"`
-}
 
 // runner holds one run's shared state.
 type runner struct {
@@ -286,40 +212,69 @@ func (r *runner) rss(ctx context.Context) int64 {
 // loadPhase runs judges, readers, watchers, the clock toggler and the hold sampler for
 // the configured duration, then checks the invariants.
 func (r *runner) loadPhase(ctx context.Context) error {
-	cfg := r.cfg
 	r.rep.RSS.AfterSetup = r.rss(ctx)
 	if r.rep.RSS.AfterSetup == 0 {
 		r.note("server RSS unavailable (no /metrics process collector and not a managed server)")
 	}
-	var peakStop, peakDone chan struct{}
-	if r.srv != nil {
-		peakStop, peakDone = make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(peakDone)
-			for sleepOr(peakStop, 500*time.Millisecond) {
-				if v := server.RSS(r.srv.PID()); v > r.rep.RSS.Peak {
-					r.rep.RSS.Peak = v
-				}
-			}
-		}()
-	}
-	judges := r.lg.judgeList()
-	var ws *watchers
-	if cfg.Watchers > 0 {
-		if err := wsProbe(ctx, r.admin.Base()); err != nil {
-			r.note("websocket watchers skipped: %v", err)
-			ws = &watchers{dialErrs: map[string]int{}}
-		} else {
-			t := time.Now()
-			ws = startWatchers(ctx, r.admin.Base(), cfg.Watchers, judges, cfg.AdminPassword)
-			cfg.Log("connected %d/%d watchers in %.1fs", len(ws.list), cfg.Watchers, time.Since(t).Seconds())
-			time.Sleep(time.Second) // let the hellos arrive
-		}
-	} else {
-		ws = &watchers{dialErrs: map[string]int{}}
-	}
+	stopPeak := r.samplePeakRSS()
+	ws := r.connectWatchers(ctx)
 	r.rep.RSS.AfterWatchers = r.rss(ctx)
+	hs, ct := r.newSamplers(ctx)
+	usage := r.startUsage(ctx)
+	if len(r.urls) > 1 {
+		r.nodes = newNodeSet(r.urls, r.cfg.AdminPassword, r.cfg.Judges+64, r.c.Stats(), r.lg.judgeList())
+		defer r.nodes.closeIdle()
+	}
+	elapsed, kill, killedURL := r.measure(ctx, len(ws.list), hs, ct)
+	r.endUsage(usage)
+	time.Sleep(time.Second) // late broadcasts
+	r.rep.RSS.End = r.rss(ctx)
+	r.rep.Metrics = serverMetrics(usage.metrics, scrape(ctx, r.admin.WithStats(nil)))
+	ws.close()
+	stopPeak()
+	r.reportPhase(elapsed, ws, ct, kill, killedURL)
+	return r.finalChecks(ctx, hs, ct, killedURL)
+}
 
+// samplePeakRSS polls a managed server's RSS every 500 ms into the report's peak until
+// the returned func is called.
+func (r *runner) samplePeakRSS() (stop func()) {
+	if r.srv == nil {
+		return func() {}
+	}
+	peakStop, peakDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(peakDone)
+		for sleepOr(peakStop, 500*time.Millisecond) {
+			if v := server.RSS(r.srv.PID()); v > r.rep.RSS.Peak {
+				r.rep.RSS.Peak = v
+			}
+		}
+	}()
+	return func() { close(peakStop); <-peakDone }
+}
+
+// connectWatchers opens the websocket watchers (none when the server has no websocket
+// endpoint) and gives their hellos a second to arrive.
+func (r *runner) connectWatchers(ctx context.Context) *watchers {
+	cfg := r.cfg
+	if cfg.Watchers <= 0 {
+		return &watchers{dialErrs: map[string]int{}}
+	}
+	if err := wsProbe(ctx, r.admin.Base()); err != nil {
+		r.note("websocket watchers skipped: %v", err)
+		return &watchers{dialErrs: map[string]int{}}
+	}
+	t := time.Now()
+	ws := startWatchers(ctx, r.admin.Base(), cfg.Watchers, r.lg.judgeList(), cfg.AdminPassword)
+	cfg.Log("connected %d/%d watchers in %.1fs", len(ws.list), cfg.Watchers, time.Since(t).Seconds())
+	time.Sleep(time.Second) // let the hellos arrive
+	return ws
+}
+
+// newSamplers returns the hold sampler (knowing the server's judging timer) and the
+// clock toggler (knowing the running clock).
+func (r *runner) newSamplers(ctx context.Context) (*holdSampler, *clockToggler) {
 	timer := 300
 	var tm struct {
 		JudgingTimer int `json:"judging_timer"`
@@ -332,33 +287,45 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	if clk, err := r.admin.SetClock(ctx, "unpause"); err == nil {
 		ct.last = keyOf(clk)
 	}
+	return hs, ct
+}
 
+// usage is the machine's and the server's counters at the start of the measured phase.
+type usage struct {
+	metrics         map[string]float64
+	toolCPU, srvCPU float64
+}
+
+func (r *runner) startUsage(ctx context.Context) usage {
+	r.rep.Machine.CPUs, r.rep.Machine.LoadAvgStart = runtime.NumCPU(), server.LoadAvg()
+	u := usage{metrics: scrape(ctx, r.admin.WithStats(nil)), toolCPU: server.SelfCPU()}
+	if r.srv != nil {
+		u.srvCPU = server.CPU(r.srv.PID())
+	}
+	return u
+}
+
+func (r *runner) endUsage(u usage) {
+	r.rep.Machine.LoadAvgEnd = server.LoadAvg()
+	r.rep.Machine.ToolRSS = server.RSS(os.Getpid())
+	r.rep.Machine.ToolCPU = math.Round((server.SelfCPU()-u.toolCPU)*10) / 10
+	if r.srv != nil {
+		r.rep.Machine.ServerCPU = math.Round((server.CPU(r.srv.PID())-u.srvCPU)*10) / 10
+	}
+}
+
+// measure runs the judges and, beside them, the killer, the readers, the clock toggler
+// and the hold sampler for the configured duration. It returns how long the judges ran
+// and the failure it injected (with the URL of the node it killed).
+func (r *runner) measure(ctx context.Context, watchers int, hs *holdSampler, ct *clockToggler) (time.Duration, KillReport, string) {
+	cfg := r.cfg
+	judges := r.lg.judgeList()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	r.rep.Machine.CPUs, r.rep.Machine.LoadAvgStart = runtime.NumCPU(), server.LoadAvg()
-	metrics0 := scrape(ctx, r.admin.WithStats(nil))
-	cpu0, srvCPU0 := server.SelfCPU(), 0.0
-	if r.srv != nil {
-		srvCPU0 = server.CPU(r.srv.PID())
-	}
-	if len(r.urls) > 1 {
-		r.nodes = newNodeSet(r.urls, cfg.AdminPassword, cfg.Judges+64, r.c.Stats(), judges)
-		defer r.nodes.closeIdle()
-	}
 	start := time.Now()
 	r.gaps = newGapRecorder(start)
 	r.c.Stats().StartTimeline(start, isJudgeAction)
-	for i, j := range judges {
-		wg.Add(1)
-		rng := rand.New(rand.NewPCG(cfg.Seed, uint64(i)))
-		delay := r.rampDelay(i, len(judges))
-		go func() {
-			defer wg.Done()
-			if sleepOr(stop, delay) {
-				r.judgeLoop(stop, j, rng)
-			}
-		}()
-	}
+	r.startJudges(stop, &wg, judges, cfg.Seed)
 	var side sync.WaitGroup
 	var kill KillReport
 	killedURL := ""
@@ -378,27 +345,18 @@ func (r *runner) loadPhase(ctx context.Context) error {
 		side.Add(1)
 		go func() { defer side.Done(); hs.run(stop, cfg.SampleInterval, r.c, r.lg) }()
 	}
-	cfg.Log("load running for %s (%d judges, %d readers, %d watchers)", cfg.Duration, len(judges), cfg.Readers, len(ws.list))
+	cfg.Log("load running for %s (%d judges, %d readers, %d watchers)", cfg.Duration, len(judges), cfg.Readers, watchers)
 	sleepCtx(ctx, cfg.Duration)
 	close(stop)
 	wg.Wait()
 	elapsed := time.Since(start)
 	side.Wait()
-	r.rep.Machine.LoadAvgEnd = server.LoadAvg()
-	r.rep.Machine.ToolRSS = server.RSS(os.Getpid())
-	r.rep.Machine.ToolCPU = math.Round((server.SelfCPU()-cpu0)*10) / 10
-	if r.srv != nil {
-		r.rep.Machine.ServerCPU = math.Round((server.CPU(r.srv.PID())-srvCPU0)*10) / 10
-	}
-	time.Sleep(time.Second) // late broadcasts
-	r.rep.RSS.End = r.rss(ctx)
-	r.rep.Metrics = serverMetrics(metrics0, scrape(ctx, r.admin.WithStats(nil)))
-	ws.close()
-	if peakStop != nil {
-		close(peakStop)
-		<-peakDone
-	}
+	return elapsed, kill, killedURL
+}
 
+// reportPhase fills in the report of the measured phase: requests, judging, broadcast
+// delivery, the injected failure, the write gap and the per-node traffic.
+func (r *runner) reportPhase(elapsed time.Duration, ws *watchers, ct *clockToggler, kill KillReport, killedURL string) {
 	r.rep.ElapsedSec = elapsed.Seconds()
 	r.rep.Routes, r.rep.Errors = r.c.Stats().Report(elapsed)
 	r.rep.JudgeAll = stats.Summarize(r.c.Stats().Latencies(isJudgeAction))
@@ -407,7 +365,7 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	if r.noJudging.Load() {
 		r.note("the server has no judging routes (POST /api/judge/next answered 404): judge load skipped")
 	}
-	r.rep.Broadcast = ws.analyze(cfg.Watchers, ct.list())
+	r.rep.Broadcast = ws.analyze(r.cfg.Watchers, ct.list())
 	killAt, deadAt := time.Duration(-1), time.Duration(-1)
 	if kill.Target != "" {
 		r.rep.Kill = &kill
@@ -420,11 +378,17 @@ func (r *runner) loadPhase(ctx context.Context) error {
 	if r.nodes != nil {
 		r.rep.Nodes = r.nodes.report(killedURL)
 	}
+}
+
+// finalChecks checks the invariants once everything is at rest: through another node
+// when the one used for checks was killed, after it has applied every committed change,
+// with one more hold sample.
+func (r *runner) finalChecks(ctx context.Context, hs *holdSampler, ct *clockToggler, killedURL string) error {
 	if killedURL != "" && killedURL == r.admin.Base() {
 		for _, u := range r.urls {
 			if u != killedURL {
 				r.note("the node used for checks was killed: final checks through %s", u)
-				r.admin = client.New(u, cfg.AdminPassword, client.NewHostClient(u, 16, 30*time.Second), r.admin.Stats())
+				r.admin = client.New(u, r.cfg.AdminPassword, client.NewHostClient(u, 16, 30*time.Second), r.admin.Stats())
 				break
 			}
 		}
