@@ -43,6 +43,52 @@ type idleSocket struct {
 // A message counts as a broadcast when it contains `"type":"clock"`.
 func measureWS(ctx context.Context, pid int, rss0 int64, url string, n, broadcasts int, fire func() error) (wsMeasure, error) {
 	var m wsMeasure
+	ss := &socketSet{socks: make([]*idleSocket, n)}
+	dialErr := ss.open(ctx, url)
+	defer ss.close()
+	if dialErr != nil {
+		return m, fmt.Errorf("dial: %w", dialErr)
+	}
+	time.Sleep(3 * time.Second) // hellos delivered, write buffers released
+	m.kib = float64(server.RSS(pid)-rss0) / float64(n) / 1024
+
+	cpu0 := server.CPU(pid)
+	sent := make([]time.Time, 0, broadcasts)
+	for k := 1; k <= broadcasts; k++ {
+		sent = append(sent, time.Now())
+		if err := fire(); err != nil {
+			return m, fmt.Errorf("broadcast %d: %w", k, err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for ss.got.Load() < int64(k*n) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cpu := server.CPU(pid) - cpu0
+	delivered := ss.got.Load()
+	m.missed = broadcasts*n - int(delivered)
+	if delivered > 0 {
+		m.cpuUS = cpu / float64(delivered) * 1e6
+	}
+	if lat := ss.latencies(sent); len(lat) > 0 {
+		l := stats.Summarize(lat)
+		m.p50, m.p99 = l.P50, l.P99
+	}
+	return m, nil
+}
+
+// socketSet is the measuring clients of one side.
+type socketSet struct {
+	socks []*idleSocket
+	got   atomic.Int64 // broadcasts received, over all sockets
+	wg    sync.WaitGroup
+}
+
+// open dials every socket of the set to url, each with a reader recording the
+// broadcasts it gets, and returns the last dial error.
+func (ss *socketSet) open(ctx context.Context, url string) error {
+	n := len(ss.socks)
 	// Sockets come from many loopback addresses (127.0.1.x, 250 each), like clients
 	// from many networks: a server's per-address cap (MAX_WS_PER_IP, default 500)
 	// must not refuse the measurement.
@@ -56,9 +102,6 @@ func measureWS(ctx context.Context, pid int, rss0 int64, url string, n, broadcas
 			NetDialContext:   (&net.Dialer{Timeout: 10 * time.Second, LocalAddr: local}).DialContext,
 		}
 	}
-	socks := make([]*idleSocket, n)
-	var got atomic.Int64
-	var wg sync.WaitGroup
 	var dialErr atomic.Value
 	_ = client.Parallel(n, 64, func(i int) error {
 		var conn *websocket.Conn
@@ -74,62 +117,48 @@ func measureWS(ctx context.Context, pid int, rss0 int64, url string, n, broadcas
 			return nil
 		}
 		s := &idleSocket{conn: conn}
-		socks[i] = s
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				_, b, err := conn.ReadMessage()
-				if err != nil {
-					return
-				}
-				if bytes.Contains(b, []byte(`"type":"clock"`)) {
-					now := time.Now()
-					s.mu.Lock()
-					s.arrivals = append(s.arrivals, now)
-					s.mu.Unlock()
-					got.Add(1)
-				}
-			}
-		}()
+		ss.socks[i] = s
+		ss.wg.Add(1)
+		go ss.read(s)
 		return nil
 	})
-	defer func() {
-		for _, s := range socks {
-			if s != nil {
-				s.conn.Close()
-			}
-		}
-		wg.Wait()
-		time.Sleep(2 * time.Second) // let the server notice and release them
-	}()
-	if e, _ := dialErr.Load().(error); e != nil {
-		return m, fmt.Errorf("dial: %w", e)
-	}
-	time.Sleep(3 * time.Second) // hellos delivered, write buffers released
-	m.kib = float64(server.RSS(pid)-rss0) / float64(n) / 1024
+	e, _ := dialErr.Load().(error)
+	return e
+}
 
-	cpu0 := server.CPU(pid)
-	sent := make([]time.Time, 0, broadcasts)
-	for k := 1; k <= broadcasts; k++ {
-		sent = append(sent, time.Now())
-		if err := fire(); err != nil {
-			return m, fmt.Errorf("broadcast %d: %w", k, err)
+// read records the arrival of every broadcast on s until the connection ends.
+func (ss *socketSet) read(s *idleSocket) {
+	defer ss.wg.Done()
+	for {
+		_, b, err := s.conn.ReadMessage()
+		if err != nil {
+			return
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for got.Load() < int64(k*n) && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
+		if bytes.Contains(b, []byte(`"type":"clock"`)) {
+			now := time.Now()
+			s.mu.Lock()
+			s.arrivals = append(s.arrivals, now)
+			s.mu.Unlock()
+			ss.got.Add(1)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
-	cpu := server.CPU(pid) - cpu0
-	delivered := got.Load()
-	m.missed = broadcasts*n - int(delivered)
-	if delivered > 0 {
-		m.cpuUS = cpu / float64(delivered) * 1e6
+}
+
+// close closes every socket, waits for the readers and gives the server time to notice.
+func (ss *socketSet) close() {
+	for _, s := range ss.socks {
+		if s != nil {
+			s.conn.Close()
+		}
 	}
-	lat := make([]time.Duration, 0, delivered)
-	for _, s := range socks {
+	ss.wg.Wait()
+	time.Sleep(2 * time.Second) // let the server notice and release them
+}
+
+// latencies returns every delivery's delay from the sending of its broadcast.
+func (ss *socketSet) latencies(sent []time.Time) []time.Duration {
+	var lat []time.Duration
+	for _, s := range ss.socks {
 		s.mu.Lock()
 		for k, at := range s.arrivals {
 			if k < len(sent) {
@@ -138,11 +167,7 @@ func measureWS(ctx context.Context, pid int, rss0 int64, url string, n, broadcas
 		}
 		s.mu.Unlock()
 	}
-	if len(lat) > 0 {
-		l := stats.Summarize(lat)
-		m.p50, m.p99 = l.P50, l.P99
-	}
-	return m, nil
+	return lat
 }
 
 // wsSide is one websocket server of a round: started fresh (its RSS before the first
