@@ -122,58 +122,19 @@ func (r *runner) startCluster(ctx context.Context) ([]*managedNode, func(), erro
 		return nil, nil, err
 	}
 	nodes := make([]*managedNode, n)
-	var peers []string
 	for i := range nodes {
 		nodes[i] = &managedNode{id: fmt.Sprintf("node%d", i+1), url: fmt.Sprintf("http://127.0.0.1:%d", ports[n+i])}
-		peers = append(peers, fmt.Sprintf("%s=127.0.0.1:%d=%s", nodes[i].id, ports[i], nodes[i].url))
 	}
 	cleanup := func() {
-		var wg sync.WaitGroup
-		for _, nd := range nodes {
-			if nd.p == nil {
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := nd.p.Stop(); err != nil {
-					r.note("%s: %v", nd.id, err)
-				}
-				nd.p.Close()
-			}()
-		}
-		wg.Wait()
+		r.stopNodes(nodes)
 		if tmp != "" {
 			os.RemoveAll(tmp)
 		}
 	}
-	logs := []string{}
-	for i, nd := range nodes {
-		dir := filepath.Join(root, nd.id)
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			cleanup()
-			return nil, nil, err
-		}
-		if i == 0 {
-			r.rep.Machine.FsyncProbe = fsyncProbe(dir, 200)
-		}
-		logPath := filepath.Join(os.TempDir(), fmt.Sprintf("podium-loadtest-%s-%s.log", client.RunID(), nd.id))
-		if r.cfg.ServerLog != "" {
-			logPath = r.cfg.ServerLog + "." + nd.id
-		}
-		logs = append(logs, logPath)
-		env := append([]string{
-			"NODE_ID=" + nd.id, fmt.Sprintf("RAFT_ADDR=127.0.0.1:%d", ports[i]), fmt.Sprintf("PORT=%d", ports[n+i]),
-			"CLUSTER_PEERS=" + strings.Join(peers, ","), "CLUSTER_SECRET=" + hex.EncodeToString(secret),
-		}, r.cfg.ServerEnv...)
-		p, err := newServerProc(r.cfg.ServerBin, dir, logPath, r.cfg.AdminPassword, r.cfg.APIKey, r.cfg.ServerLogLevel, env)
-		if err != nil {
-			cleanup()
-			return nil, nil, err
-		}
-		nd.p = p
+	if err := r.prepareNodes(root, nodes, ports, secret); err != nil {
+		cleanup()
+		return nil, nil, err
 	}
-	r.rep.ServerLog = strings.Join(logs, ",")
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i, nd := range nodes { // together: a node may wait for its peers before it listens
@@ -193,6 +154,62 @@ func (r *runner) startCluster(ctx context.Context) ([]*managedNode, func(), erro
 		return nil, nil, err
 	}
 	return nodes, cleanup, nil
+}
+
+// prepareNodes prepares a server process for every node, each on its own data directory
+// under root, with the cluster's settings: the node's id, raft address (ports[i]) and
+// HTTP port (ports[len(nodes)+i]), the peers and the shared secret.
+func (r *runner) prepareNodes(root string, nodes []*managedNode, ports []int, secret []byte) error {
+	n := len(nodes)
+	var peers []string
+	for i, nd := range nodes {
+		peers = append(peers, fmt.Sprintf("%s=127.0.0.1:%d=%s", nd.id, ports[i], nd.url))
+	}
+	logs := []string{}
+	for i, nd := range nodes {
+		dir := filepath.Join(root, nd.id)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		if i == 0 {
+			r.rep.Machine.FsyncProbe = fsyncProbe(dir, 200)
+		}
+		logPath := filepath.Join(os.TempDir(), fmt.Sprintf("podium-loadtest-%s-%s.log", client.RunID(), nd.id))
+		if r.cfg.ServerLog != "" {
+			logPath = r.cfg.ServerLog + "." + nd.id
+		}
+		logs = append(logs, logPath)
+		env := append([]string{
+			"NODE_ID=" + nd.id, fmt.Sprintf("RAFT_ADDR=127.0.0.1:%d", ports[i]), fmt.Sprintf("PORT=%d", ports[n+i]),
+			"CLUSTER_PEERS=" + strings.Join(peers, ","), "CLUSTER_SECRET=" + hex.EncodeToString(secret),
+		}, r.cfg.ServerEnv...)
+		p, err := newServerProc(r.cfg.ServerBin, dir, logPath, r.cfg.AdminPassword, r.cfg.APIKey, r.cfg.ServerLogLevel, env)
+		if err != nil {
+			return err
+		}
+		nd.p = p
+	}
+	r.rep.ServerLog = strings.Join(logs, ",")
+	return nil
+}
+
+// stopNodes stops every started node (SIGTERM, together) and closes its log.
+func (r *runner) stopNodes(nodes []*managedNode) {
+	var wg sync.WaitGroup
+	for _, nd := range nodes {
+		if nd.p == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := nd.p.Stop(); err != nil {
+				r.note("%s: %v", nd.id, err)
+			}
+			nd.p.Close()
+		}()
+	}
+	wg.Wait()
 }
 
 // waitLeader waits until every node answers /readyz and reports the same leader.

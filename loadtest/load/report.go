@@ -122,6 +122,20 @@ func (rep *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "scenario: %d projects, %d judges, %d watchers, %d readers, %.0fs, think %.0f ms, skip %.2f, rank %.2f, clock toggle every %.1fs, seed %d, fd limit %d\n",
 		s.Projects, s.Judges, s.Watchers, s.Readers, s.DurationS, s.ThinkMs, s.SkipProb, s.RankProb, s.ClockEvery, s.Seed, s.FDLimit)
 	fmt.Fprintf(w, "setup: %.1fs (projects via %s, judges via %s)\n", rep.Setup.Seconds, rep.Setup.ProjectsVia, rep.Setup.JudgesVia)
+	rep.printRequests(w)
+	rep.printServer(w)
+	rep.printChecks(w)
+	rep.printCluster(w)
+	if rep.ServerLog != "" {
+		fmt.Fprintf(w, "server log: %s\n", rep.ServerLog)
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// printRequests writes the measured phase's routes, errors, judge timeline and judging.
+func (rep *Report) printRequests(w io.Writer) {
 	fmt.Fprintf(w, "\nmeasured phase: %.1fs\n", rep.ElapsedSec)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "route\tcount\treq/s\tp50 ms\tp95 ms\tp99 ms\tmax ms\terrors\t")
@@ -150,6 +164,11 @@ func (rep *Report) Print(w io.Writer) {
 	jr := rep.Judging
 	fmt.Fprintf(w, "judging: available=%v nexts=%d assigned=%d finishes=%d (%.1f/s) skips=%d ranks=%d paused=%d done=%d in-doubt=%d unexpected=%d\n",
 		jr.Available, jr.Nexts, jr.Assigned, jr.Finishes, jr.FinishesSec, jr.Skips, jr.Ranks, jr.Paused, jr.Done, jr.InDoubt, jr.Unexpected)
+}
+
+// printServer writes the broadcast delivery, the machine, the disk, the server's own
+// metrics and its memory.
+func (rep *Report) printServer(w io.Writer) {
 	b := rep.Broadcast
 	if b.Watchers > 0 {
 		fmt.Fprintf(w, "broadcast: %d/%d watchers connected (%v), %d got hello, %d dial failures %s, %d dropped by the server %v\n",
@@ -185,6 +204,10 @@ func (rep *Report) Print(w io.Writer) {
 	}
 	rs := rep.RSS
 	fmt.Fprintf(w, "server RSS (%s): after setup %s, with watchers %s, end %s, peak %s\n", orNA(rs.Source), mib(rs.AfterSetup), mib(rs.AfterWatchers), mib(rs.End), mib(rs.Peak))
+}
+
+// printChecks writes the invariants and the crash cycles.
+func (rep *Report) printChecks(w io.Writer) {
 	ir := rep.Invariants
 	fmt.Fprintf(w, "invariants: %d violations; %d acked finishes (lost %d, duplicate %d, wrong notes/star %d, phantom %d, in-doubt applied %d), seen mismatches %d, rank mismatches %d, skips checked=%v (lost %d), hold samples %d (duplicates %d, violations %d, sample errors %d)\n",
 		ir.Violations, ir.AckedFinishes, ir.LostFinishes, ir.DuplicateSeen+ir.DoubleAcked, ir.WrongNotes, ir.PhantomFinishes, ir.DoubtApplied, ir.SeenMismatch, ir.RankMismatch, ir.SkipsChecked, ir.LostSkips, ir.HoldSamples, ir.HoldDuplicates, ir.HoldViolations, ir.HoldSampleErrs)
@@ -199,13 +222,6 @@ func (rep *Report) Print(w io.Writer) {
 			fmt.Fprintf(w, "  cycle %d: killed after %.2fs; %d finishes, %d skips, %d ranks, %d creations; %d in doubt; recovered in %.2fs; lost %d, violations %d\n",
 				cy.Cycle, cy.KilledAfter, cy.Finishes, cy.Skips, cy.Ranks, cy.Creations, cy.InDoubt, cy.RecoverySec, cy.Lost, cy.Violations)
 		}
-	}
-	rep.printCluster(w)
-	if rep.ServerLog != "" {
-		fmt.Fprintf(w, "server log: %s\n", rep.ServerLog)
-	}
-	for _, n := range rep.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
 	}
 }
 
