@@ -13,10 +13,10 @@ import (
 
 // judgeCounters counts judge outcomes over a phase.
 type judgeCounters struct {
-	nexts, assigned, paused, done, other atomic.Int64
-	finishes, skips, ranks               atomic.Int64
-	doubts                               atomic.Int64 // writes sent that got no answer
-	unexpected                           atomic.Int64 // non-2xx answers
+	nexts, assigned, paused, done atomic.Int64
+	finishes, skips, ranks        atomic.Int64
+	doubts                        atomic.Int64 // writes sent that got no answer
+	unexpected                    atomic.Int64 // non-2xx answers
 }
 
 // JudgingReport summarises what the judge clients did.
@@ -147,8 +147,7 @@ func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 			case 404, 405:
 				r.noJudging.Store(true)
 				return
-			case 0:
-				r.jc.other.Add(1)
+			case 0: // no answer: try again
 			default:
 				r.jc.unexpected.Add(1)
 			}
@@ -158,22 +157,8 @@ func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 			continue
 		}
 		if nr.ProjectID == nil {
-			switch nr.Reason {
-			case "paused":
-				r.jc.paused.Add(1) // a phone would wait for the clock event; poll gently
-				if !sleepOr(stop, 50*time.Millisecond+time.Duration(rng.IntN(50))*time.Millisecond) {
-					return
-				}
-			case "done":
-				r.jc.done.Add(1)
-				if !sleepOr(stop, 250*time.Millisecond) {
-					return
-				}
-			default:
-				r.jc.other.Add(1)
-				if !sleepOr(stop, 100*time.Millisecond) {
-					return
-				}
+			if !r.waitForProject(stop, nr.Reason, rng) {
+				return
 			}
 			continue
 		}
@@ -198,6 +183,21 @@ func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 		} else if r.finish(ctx, j, a, p, rng) && rng.Float64() < r.cfg.RankProb {
 			r.rank(ctx, j, a, rng)
 		}
+	}
+}
+
+// waitForProject pauses a judge whose next got no project for the given reason, as a
+// phone would before asking again; it reports whether to go on.
+func (r *runner) waitForProject(stop <-chan struct{}, reason string, rng *rand.Rand) bool {
+	switch reason {
+	case "paused":
+		r.jc.paused.Add(1) // a phone would wait for the clock event; poll gently
+		return sleepOr(stop, 50*time.Millisecond+time.Duration(rng.IntN(50))*time.Millisecond)
+	case "done":
+		r.jc.done.Add(1)
+		return sleepOr(stop, 250*time.Millisecond)
+	default:
+		return sleepOr(stop, 100*time.Millisecond)
 	}
 }
 
@@ -227,7 +227,6 @@ func (r *runner) skip(ctx context.Context, j *judgeRec, a client.Auth, p string,
 		j.assignFrom = sent // the server may assign the next project inside the skip
 	case code == 0:
 		r.jc.doubts.Add(1)
-		j.doubtSkips = append(j.doubtSkips, skipRec{project: p, reason: reason})
 		j.excluded[p] = true
 		j.assignFrom = sent
 	default:

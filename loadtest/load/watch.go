@@ -37,9 +37,8 @@ type watcher struct {
 	closed atomic.Int64 // Unix ns when the connection ended (0: open)
 	remote atomic.Bool  // ended by the server or the network, not by us
 
-	mu   sync.Mutex
-	got  map[clockKey]time.Time
-	msgs int
+	mu  sync.Mutex
+	got map[clockKey]time.Time
 }
 
 // watchers is the set of websocket clients of a run.
@@ -164,9 +163,6 @@ func (ws *watchers) read(w *watcher) {
 		if json.Unmarshal(data, &msg) != nil {
 			continue
 		}
-		w.mu.Lock()
-		w.msgs++
-		w.mu.Unlock()
 		switch msg.Type {
 		case "hello":
 			w.ready.CompareAndSwap(0, now.UnixNano())
