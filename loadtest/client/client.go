@@ -40,7 +40,7 @@ func Status(err error) int {
 	return 0
 }
 
-// Client is an HTTP client bound to one server that records every request in a Stats.
+// Client is an HTTP client bound to one server that records every request in a stats.Routes.
 // It uses fasthttp's client (already a dependency through Fiber) because it costs the
 // shared CPU a fraction of net/http's per request, leaving more of the machine to the
 // server being measured. Non-idempotent requests (POST) are never retried by it.
