@@ -9,7 +9,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -20,12 +19,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"podium/loadtest/server"
 )
 
 const password = "abuse-admin-password"
@@ -74,67 +73,40 @@ func main() {
 	}
 }
 
-type server struct {
-	cmd  *exec.Cmd
+// target is the server under test and the client that reaches it.
+type target struct {
+	p    *server.Process
 	base string
 	hc   *http.Client
 }
 
-func start(bin string) (*server, error) {
+// start runs the server binary on a fresh data directory and waits until it listens.
+func start(bin string) (*target, error) {
 	dir, err := os.MkdirTemp("", "podium-abuse-")
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "PORT=0", "DATA_DIR="+dir, "ADMIN_PASSWORD="+password,
-		"LOG_LEVEL=warn", "TRUSTED_PROXIES=127.0.0.1")
-	out, err := cmd.StdoutPipe()
+	p, err := server.New(bin, dir, "", []string{"ADMIN_PASSWORD=" + password, "LOG_LEVEL=warn", "TRUSTED_PROXIES=127.0.0.1"})
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.Start(ctx); err != nil {
 		return nil, err
 	}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if rest, ok := strings.CutPrefix(sc.Text(), "podium listening on http://"); ok {
-				addr <- rest
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		s := &server{cmd: cmd, base: "http://127.0.0.1:" + a[strings.LastIndex(a, ":")+1:]}
-		s.hc = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 100, DisableCompression: true}}
-		return s, nil
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		return nil, fmt.Errorf("server did not start")
-	}
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 100, DisableCompression: true}}
+	return &target{p: p, base: p.URL(), hc: hc}, nil
 }
 
-func (s *server) stop() { _ = s.cmd.Process.Kill(); _ = s.cmd.Wait() }
+// stop kills the server and removes its data directory.
+func (s *target) stop() { s.p.Kill(); _ = os.RemoveAll(s.p.Dir()) }
 
 // rss is the server's resident set size in bytes.
-func (s *server) rss() int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
+func (s *target) rss() int64 { return server.RSS(s.p.PID()) }
 
 // peakDuring runs load for d and returns the highest RSS sampled meanwhile.
-func (s *server) peakDuring(d time.Duration, load func(ctx context.Context)) int64 {
+func (s *target) peakDuring(d time.Duration, load func(ctx context.Context)) int64 {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	done := make(chan struct{})
@@ -152,7 +124,7 @@ func (s *server) peakDuring(d time.Duration, load func(ctx context.Context)) int
 	}
 }
 
-func (s *server) seedProjects(n, descLen int) error {
+func (s *target) seedProjects(n, descLen int) error {
 	var csv bytes.Buffer
 	desc := strings.Repeat("lorem ipsum dolor sit amet ", descLen/27+1)[:descLen]
 	for i := 0; i < n; i++ {
@@ -179,7 +151,7 @@ func (s *server) seedProjects(n, descLen int) error {
 }
 
 // commasCSV uploads a CSV file of n commas as the admin and returns the status.
-func (s *server) commasCSV(n int) int {
+func (s *target) commasCSV(n int) int {
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	fw, _ := mw.CreateFormFile("csv", "p.csv")
@@ -198,7 +170,7 @@ func (s *server) commasCSV(n int) int {
 }
 
 // readers fetch the public list in a loop (no gzip: the largest answer).
-func (s *server) readers(ctx context.Context, n int) {
+func (s *target) readers(ctx context.Context, n int) {
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
@@ -219,7 +191,7 @@ func (s *server) readers(ctx context.Context, n int) {
 }
 
 // stalled clients send the request and never read the answer.
-func (s *server) stalled(ctx context.Context, n int) {
+func (s *target) stalled(ctx context.Context, n int) {
 	var conns []net.Conn
 	for i := 0; i < n; i++ {
 		c, err := net.Dial("tcp", strings.TrimPrefix(s.base, "http://"))
@@ -239,7 +211,7 @@ func (s *server) stalled(ctx context.Context, n int) {
 }
 
 // bodies send 65 MiB bodies without credentials, in a loop.
-func (s *server) bodies(ctx context.Context, n int) {
+func (s *target) bodies(ctx context.Context, n int) {
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
@@ -274,7 +246,7 @@ func (zeros) Read(p []byte) (int, error) {
 
 // guesses sends wrong login codes from n addresses (X-Forwarded-For through the trusted
 // loopback) for d and counts the ones the server checked (401) and refused (429).
-func (s *server) guesses(d time.Duration, n int) (checked, refused int64) {
+func (s *target) guesses(d time.Duration, n int) (checked, refused int64) {
 	var c, r atomic.Int64
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()

@@ -22,7 +22,8 @@ import (
 	"syscall"
 	"time"
 
-	"podium/loadtest"
+	"podium/loadtest/load"
+	"podium/loadtest/ratio"
 )
 
 type envList []string
@@ -30,17 +31,44 @@ type envList []string
 func (e *envList) String() string     { return strings.Join(*e, ",") }
 func (e *envList) Set(v string) error { *e = append(*e, v); return nil }
 
+// options are the command line.
+type options struct {
+	cfg          load.Config
+	rc           ratio.Config
+	jsonPath     string
+	env          envList
+	strict       bool
+	urls         string
+	killLeader   time.Duration
+	ratio        bool
+	baselineAddr string
+}
+
 func main() {
-	var cfg loadtest.Config
-	var jsonPath string
-	var env envList
-	var strict bool
+	var o options
+	o.defineLoadFlags()
+	o.defineRatioFlags()
+	flag.Parse()
+	if o.baselineAddr != "" {
+		if err := ratio.ServeBaseline(o.baselineAddr); err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if o.ratio {
+		os.Exit(runRatio(o.rc, o.jsonPath, o.env))
+	}
+	os.Exit(runLoad(&o))
+}
+
+// defineLoadFlags defines the flags of a load, cluster or crash run.
+func (o *options) defineLoadFlags() {
+	cfg := &o.cfg
 	flag.StringVar(&cfg.URL, "url", "", "base URL of a running server (e.g. http://127.0.0.1:8080); a comma list for a cluster spreads the judges over its nodes")
-	var urls string
-	flag.StringVar(&urls, "urls", "", "same as a comma list in -url: the nodes of a cluster (judges spread round-robin, setup and checks through the first)")
+	flag.StringVar(&o.urls, "urls", "", "same as a comma list in -url: the nodes of a cluster (judges spread round-robin, setup and checks through the first)")
 	flag.IntVar(&cfg.ClusterNodes, "cluster", 0, "with -server: start this many nodes on loopback as one cluster (SPEC §8a) and spread the judges over them")
-	var killLeader time.Duration
-	flag.DurationVar(&killLeader, "kill-leader-after", 0, "with -cluster: SIGKILL the leader this long into the measured phase and report the write gap")
+	flag.DurationVar(&o.killLeader, "kill-leader-after", 0, "with -cluster: SIGKILL the leader this long into the measured phase and report the write gap")
 	flag.IntVar(&cfg.KillPID, "kill-pid", 0, "SIGKILL this process -kill-after into the measured phase (e.g. a node of a cluster you started)")
 	flag.DurationVar(&cfg.KillAfter, "kill-after", 10*time.Second, "when to SIGKILL -kill-pid")
 	flag.StringVar(&cfg.ServerBin, "server", "", "path to the podium binary: start it on a temp data dir (PORT=0) instead of using -url")
@@ -64,17 +92,19 @@ func main() {
 	flag.BoolVar(&cfg.NoCSV, "no-csv", false, "create projects and judges one by one even when the CSV imports exist")
 	flag.StringVar(&cfg.ServerLogLevel, "server-log-level", "warn", "LOG_LEVEL of a -server")
 	flag.StringVar(&cfg.ServerLog, "server-log", "", "file for a -server's output (default: a new temp file, kept)")
-	flag.Var(&env, "server-env", "extra KEY=VALUE for a -server (repeatable)")
+	flag.Var(&o.env, "server-env", "extra KEY=VALUE for a -server (repeatable)")
 	flag.IntVar(&cfg.CrashCycles, "crash", 0, "crash mode: SIGKILL the -server this many times under load and verify acknowledged writes")
 	flag.DurationVar(&cfg.CrashMin, "crash-min", 2*time.Second, "earliest kill after the load starts")
 	flag.DurationVar(&cfg.CrashMax, "crash-max", 6*time.Second, "latest kill after the load starts")
 	flag.IntVar(&cfg.Creators, "creators", 1, "crash mode: admin clients creating projects/judges during each cycle")
-	flag.StringVar(&jsonPath, "json", "loadtest-report.json", "write the JSON report here (empty: don't)")
-	flag.BoolVar(&strict, "strict", false, "exit 1 when there were errors, violations or lost writes")
-	var ratio bool
-	var rc loadtest.RatioConfig
-	var baselineAddr string
-	flag.BoolVar(&ratio, "ratio", false, "ratio benchmark: heartbeat vs judge actions, and the websocket hub vs a tuned gorilla/websocket broadcaster, median of -rounds")
+	flag.StringVar(&o.jsonPath, "json", "loadtest-report.json", "write the JSON report here (empty: don't)")
+	flag.BoolVar(&o.strict, "strict", false, "exit 1 when there were errors, violations or lost writes")
+}
+
+// defineRatioFlags defines the flags of the ratio benchmark.
+func (o *options) defineRatioFlags() {
+	rc := &o.rc
+	flag.BoolVar(&o.ratio, "ratio", false, "ratio benchmark: heartbeat vs judge actions, and the websocket hub vs a tuned gorilla/websocket broadcaster, median of -rounds")
 	flag.IntVar(&rc.Rounds, "rounds", 5, "ratio: rounds (the median is reported)")
 	flag.DurationVar(&rc.Phase, "phase", 4*time.Second, "ratio: length of each HTTP phase")
 	flag.IntVar(&rc.Conns, "ratio-judges", 64, "ratio: judges (and heartbeat connections)")
@@ -84,21 +114,15 @@ func main() {
 	flag.StringVar(&rc.WSDataRoot, "ws-data-root", "", "ratio: where the websocket servers keep their data (e.g. /dev/shm to take the disk's fsync out of the broadcast comparison)")
 	flag.StringVar(&rc.ProfileDir, "profile-dir", "", "ratio: after the rounds, write server CPU profiles of a heartbeat and a judge-action phase here (heartbeat.pprof, judge.pprof) and the load generator's own (<phase>.loadgen.pprof), with /metrics and cumulative allocation profiles before and after each phase (<phase>.allocs.before, <phase>.allocs: go tool pprof -diff_base)")
 	flag.DurationVar(&rc.ProfileFor, "profile-for", 10*time.Second, "ratio: length of each profiled phase")
-	flag.StringVar(&baselineAddr, "baseline-ws", "", "serve the gorilla/websocket baseline broadcaster on this address (used by -ratio)")
-	flag.Parse()
-	if baselineAddr != "" {
-		if err := loadtest.ServeBaseline(baselineAddr); err != nil {
-			fmt.Fprintln(os.Stderr, "loadtest:", err)
-			os.Exit(1)
-		}
-		return
-	}
-	if ratio {
-		os.Exit(runRatio(rc, jsonPath, env))
-	}
-	cfg.ServerEnv = env
-	if urls != "" {
-		cfg.URL = urls
+	flag.StringVar(&o.baselineAddr, "baseline-ws", "", "serve the gorilla/websocket baseline broadcaster on this address (used by -ratio)")
+}
+
+// runLoad runs a load, cluster or crash run and returns the exit code.
+func runLoad(o *options) int {
+	cfg := o.cfg
+	cfg.ServerEnv = o.env
+	if o.urls != "" {
+		cfg.URL = o.urls
 	}
 	if list := strings.Split(cfg.URL, ","); len(list) > 1 {
 		cfg.URL, cfg.MoreURLs = strings.TrimSpace(list[0]), nil
@@ -109,46 +133,51 @@ func main() {
 		}
 	}
 	switch {
-	case killLeader > 0:
-		cfg.KillLeader, cfg.KillAfter = true, killLeader
+	case o.killLeader > 0:
+		cfg.KillLeader, cfg.KillAfter = true, o.killLeader
 	case cfg.KillPID == 0:
 		cfg.KillAfter = 0
 	}
-	cfg.Log = func(format string, args ...any) {
-		fmt.Fprintf(os.Stderr, time.Now().UTC().Format("15:04:05 ")+format+"\n", args...)
-	}
+	cfg.Log = logf
 	if cfg.ServerBin == "" && cfg.URL == "" {
 		fmt.Fprintln(os.Stderr, "loadtest: give -url of a running server or -server <podium binary>")
-		os.Exit(2)
+		return 2
 	}
 	if cfg.ServerBin == "" && cfg.AdminPassword == "" {
 		fmt.Fprintln(os.Stderr, "loadtest: -admin-password (or ADMIN_PASSWORD) is needed for -url")
-		os.Exit(2)
+		return 2
 	}
 
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	rep, err := loadtest.Run(ctx, cfg)
+	rep, err := load.Run(ctx, cfg)
 	if rep != nil {
 		rep.Print(os.Stdout)
-		if jsonPath != "" {
-			if werr := rep.WriteJSON(jsonPath); werr != nil {
+		if o.jsonPath != "" {
+			if werr := rep.WriteJSON(o.jsonPath); werr != nil {
 				fmt.Fprintln(os.Stderr, "loadtest:", werr)
 			} else {
-				fmt.Fprintf(os.Stdout, "JSON report: %s\n", jsonPath)
+				fmt.Fprintf(os.Stdout, "JSON report: %s\n", o.jsonPath)
 			}
 		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
-		os.Exit(1)
+		return 1
 	}
-	if strict && rep.Failed() {
-		os.Exit(1)
+	if o.strict && rep.Failed() {
+		return 1
 	}
+	return 0
 }
 
-func runRatio(rc loadtest.RatioConfig, jsonPath string, env []string) int {
+// logf writes a progress line to stderr, stamped with the time of day (UTC).
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, time.Now().UTC().Format("15:04:05 ")+format+"\n", args...)
+}
+
+// runRatio runs the ratio benchmark and returns the exit code.
+func runRatio(rc ratio.Config, jsonPath string, env []string) int {
 	if flagServer := flag.Lookup("server").Value.String(); flagServer != "" {
 		rc.ServerBin = flagServer
 	}
@@ -167,12 +196,10 @@ func runRatio(rc loadtest.RatioConfig, jsonPath string, env []string) int {
 		rc.LogLevel = "info" // production default: the request log line is part of the cost
 	}
 	rc.ServerEnv = env
-	rc.Log = func(format string, args ...any) {
-		fmt.Fprintf(os.Stderr, time.Now().UTC().Format("15:04:05 ")+format+"\n", args...)
-	}
+	rc.Log = logf
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	rep, err := loadtest.RunRatio(ctx, rc)
+	rep, err := ratio.Run(ctx, rc)
 	if rep != nil {
 		rep.Print(os.Stdout)
 		if jsonPath != "" && jsonPath != "loadtest-report.json" {
@@ -188,6 +215,7 @@ func runRatio(rc loadtest.RatioConfig, jsonPath string, env []string) int {
 	return 0
 }
 
+// isFlagSet reports whether the flag name was given on the command line.
 func isFlagSet(name string) bool {
 	set := false
 	flag.Visit(func(f *flag.Flag) {

@@ -1,4 +1,4 @@
-package loadtest
+package ratio
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ func TestRatioBenchmarkRuns(t *testing.T) {
 	bin := buildPodium(t)
 	t.Setenv("PODIUM_TEST_BASELINE_WS", "127.0.0.1:0")
 	profDir := t.TempDir()
-	rep, err := RunRatio(context.Background(), RatioConfig{
+	rep, err := Run(context.Background(), Config{
 		ServerBin: bin, BaselineCmd: []string{os.Args[0]},
 		Rounds: 1, Phase: 400e6, Conns: 4, Projects: 20, Sockets: 300, Broadcasts: 2,
 		ProfileDir: profDir, ProfileFor: time.Second,

@@ -1,4 +1,6 @@
-package loadtest
+// Package stats collects the latencies and status codes of a load generator's requests
+// per route and summarises them as nearest-rank percentiles in milliseconds.
+package stats
 
 import (
 	"math"
@@ -8,8 +10,8 @@ import (
 	"time"
 )
 
-// Stats collects request latencies and status codes per route.
-type Stats struct {
+// Routes collects request latencies and status codes per route.
+type Routes struct {
 	mu     sync.Mutex
 	routes map[string]*routeStats
 	// per-second timeline of the routes accepted by tlKeep, from tlStart
@@ -25,15 +27,15 @@ type Second struct {
 	MaxMs float64 `json:"max_ms"`
 }
 
-// startTimeline starts counting completions per second for the routes keep accepts.
-func (s *Stats) startTimeline(start time.Time, keep func(string) bool) {
+// StartTimeline starts counting completions per second for the routes keep accepts.
+func (s *Routes) StartTimeline(start time.Time, keep func(string) bool) {
 	s.mu.Lock()
 	s.tlStart, s.tlKeep, s.tl = start, keep, map[int]*Second{}
 	s.mu.Unlock()
 }
 
-// timeline returns one entry per second of the phase (zero counts included).
-func (s *Stats) timeline(elapsed time.Duration) []Second {
+// Timeline returns one entry per second of the phase (zero counts included).
+func (s *Routes) Timeline(elapsed time.Duration) []Second {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := int(elapsed / time.Second)
@@ -53,11 +55,11 @@ type routeStats struct {
 	codes map[int]int
 }
 
-// NewStats returns an empty collector.
-func NewStats() *Stats { return &Stats{routes: map[string]*routeStats{}} }
+// NewRoutes returns an empty collector.
+func NewRoutes() *Routes { return &Routes{routes: map[string]*routeStats{}} }
 
-// record adds one request; code 0 means no answer (connection error or timeout).
-func (s *Stats) record(route string, code int, d time.Duration) {
+// Record adds one request; code 0 means no answer (connection error or timeout).
+func (s *Routes) Record(route string, code int, d time.Duration) {
 	s.mu.Lock()
 	r := s.routes[route]
 	if r == nil {
@@ -81,8 +83,8 @@ func (s *Stats) record(route string, code int, d time.Duration) {
 	s.mu.Unlock()
 }
 
-// RouteReport is one route's line in the report. Latencies are milliseconds.
-type RouteReport struct {
+// Route is one route's line in the report. Latencies are milliseconds.
+type Route struct {
 	Route     string         `json:"route"`
 	Count     int            `json:"count"`
 	PerSecond float64        `json:"per_second"`
@@ -102,7 +104,8 @@ type Latency struct {
 	Max   float64 `json:"max_ms"`
 }
 
-func summarize(d []time.Duration) Latency {
+// Summarize returns the count, nearest-rank percentiles and maximum of d.
+func Summarize(d []time.Duration) Latency {
 	if len(d) == 0 {
 		return Latency{}
 	}
@@ -122,8 +125,8 @@ func pct(sorted []time.Duration, q float64) float64 {
 
 func ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
 
-// report returns per-route lines sorted by route, and total errors by status.
-func (s *Stats) report(elapsed time.Duration) ([]RouteReport, map[string]int) {
+// Report returns per-route lines sorted by route, and total errors by status.
+func (s *Routes) Report(elapsed time.Duration) ([]Route, map[string]int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	names := make([]string, 0, len(s.routes))
@@ -131,12 +134,12 @@ func (s *Stats) report(elapsed time.Duration) ([]RouteReport, map[string]int) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	out := make([]RouteReport, 0, len(names))
+	out := make([]Route, 0, len(names))
 	total := map[string]int{}
 	for _, n := range names {
 		r := s.routes[n]
-		l := summarize(r.lat)
-		rr := RouteReport{Route: n, Count: l.Count, P50: l.P50, P95: l.P95, P99: l.P99, Max: l.Max, Errors: map[string]int{}}
+		l := Summarize(r.lat)
+		rr := Route{Route: n, Count: l.Count, P50: l.P50, P95: l.P95, P99: l.P99, Max: l.Max, Errors: map[string]int{}}
 		if elapsed > 0 {
 			rr.PerSecond = math.Round(float64(l.Count)/elapsed.Seconds()*10) / 10
 		}
@@ -153,8 +156,8 @@ func (s *Stats) report(elapsed time.Duration) ([]RouteReport, map[string]int) {
 	return out, total
 }
 
-// latencies returns the merged latencies of the routes accepted by keep.
-func (s *Stats) latencies(keep func(route string) bool) []time.Duration {
+// Latencies returns the merged latencies of the routes accepted by keep.
+func (s *Routes) Latencies(keep func(route string) bool) []time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var all []time.Duration
@@ -164,4 +167,14 @@ func (s *Stats) latencies(keep func(route string) bool) []time.Duration {
 		}
 	}
 	return all
+}
+
+// Answers returns how many requests of route were answered with code.
+func (s *Routes) Answers(route string, code int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.routes[route]; r != nil {
+		return r.codes[code]
+	}
+	return 0
 }

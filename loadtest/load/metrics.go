@@ -1,10 +1,12 @@
-package loadtest
+package load
 
 import (
 	"context"
 	"math"
 	"strconv"
 	"strings"
+
+	"podium/loadtest/client"
 )
 
 // ServerMetrics is a selection of the server's own Prometheus series, read from
@@ -30,9 +32,9 @@ var keepSeries = []string{
 }
 
 // scrape parses the Prometheus text format into series name{labels} -> value.
-func scrape(ctx context.Context, c *client) map[string]float64 {
+func scrape(ctx context.Context, c *client.Client) map[string]float64 {
 	var body []byte
-	if err := c.do(ctx, "GET", "/metrics", "/metrics", asAnon, nil, &body); err != nil {
+	if err := c.Do(ctx, "GET", "/metrics", "/metrics", client.AsAnon, nil, &body); err != nil {
 		return nil
 	}
 	out := map[string]float64{}

@@ -1,19 +1,22 @@
-package loadtest
+package load
 
 import (
 	"context"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"podium/loadtest/client"
 )
 
 // judgeCounters counts judge outcomes over a phase.
 type judgeCounters struct {
-	nexts, assigned, paused, done, other atomic.Int64
-	finishes, skips, ranks               atomic.Int64
-	doubts                               atomic.Int64 // writes sent that got no answer
-	unexpected                           atomic.Int64 // non-2xx answers
+	nexts, assigned, paused, done atomic.Int64
+	finishes, skips, ranks        atomic.Int64
+	doubts                        atomic.Int64 // writes sent that got no answer
+	unexpected                    atomic.Int64 // non-2xx answers
 }
 
 // JudgingReport summarises what the judge clients did.
@@ -91,6 +94,29 @@ func sleepOr(stop <-chan struct{}, d time.Duration) bool {
 	}
 }
 
+// startJudges starts a judgeLoop for every judge of judges that has logged in, each
+// after its ramp delay and with a random source seeded from seed and its index; wg
+// counts them.
+func (r *runner) startJudges(stop <-chan struct{}, wg *sync.WaitGroup, judges []*judgeRec, seed uint64) {
+	for i, j := range judges {
+		j.mu.Lock()
+		hasToken := j.token != ""
+		j.mu.Unlock()
+		if !hasToken {
+			continue
+		}
+		wg.Add(1)
+		rng := rand.New(rand.NewPCG(seed, uint64(i)))
+		delay := r.rampDelay(i, len(judges))
+		go func() {
+			defer wg.Done()
+			if sleepOr(stop, delay) {
+				r.judgeLoop(stop, j, rng)
+			}
+		}()
+	}
+}
+
 // judgeLoop is one judge's phone: next -> think -> finish (notes, star) or skip (reason)
 // -> sometimes rank, until stop closes. Requests are not cancelled by stop, so that a
 // normal end of the run leaves no write in doubt.
@@ -99,7 +125,7 @@ func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 	j.mu.Lock()
 	tok := j.token
 	j.mu.Unlock()
-	a := asJudge(tok)
+	a := client.AsJudge(tok)
 	for sleepOr(stop, 0) {
 		j.mu.Lock()
 		from := j.assignFrom
@@ -117,12 +143,11 @@ func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 		err := r.judgeDo(ctx, j, "/api/judge/next", a, nil, &nr)
 		r.recordWrite("next", t, err, false) // may be answered from the node's state (after a skip that assigned already): never counted as a success
 		if err != nil {
-			switch statusOf(err) {
+			switch client.Status(err) {
 			case 404, 405:
 				r.noJudging.Store(true)
 				return
-			case 0:
-				r.jc.other.Add(1)
+			case 0: // no answer: try again
 			default:
 				r.jc.unexpected.Add(1)
 			}
@@ -132,22 +157,8 @@ func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 			continue
 		}
 		if nr.ProjectID == nil {
-			switch nr.Reason {
-			case "paused":
-				r.jc.paused.Add(1) // a phone would wait for the clock event; poll gently
-				if !sleepOr(stop, 50*time.Millisecond+time.Duration(rng.IntN(50))*time.Millisecond) {
-					return
-				}
-			case "done":
-				r.jc.done.Add(1)
-				if !sleepOr(stop, 250*time.Millisecond) {
-					return
-				}
-			default:
-				r.jc.other.Add(1)
-				if !sleepOr(stop, 100*time.Millisecond) {
-					return
-				}
+			if !r.waitForProject(stop, nr.Reason, rng) {
+				return
 			}
 			continue
 		}
@@ -175,6 +186,21 @@ func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 	}
 }
 
+// waitForProject pauses a judge whose next got no project for the given reason, as a
+// phone would before asking again; it reports whether to go on.
+func (r *runner) waitForProject(stop <-chan struct{}, reason string, rng *rand.Rand) bool {
+	switch reason {
+	case "paused":
+		r.jc.paused.Add(1) // a phone would wait for the clock event; poll gently
+		return sleepOr(stop, 50*time.Millisecond+time.Duration(rng.IntN(50))*time.Millisecond)
+	case "done":
+		r.jc.done.Add(1)
+		return sleepOr(stop, 250*time.Millisecond)
+	default:
+		return sleepOr(stop, 100*time.Millisecond)
+	}
+}
+
 func (r *runner) think(rng *rand.Rand) time.Duration {
 	if r.cfg.Think <= 0 {
 		return 0
@@ -183,7 +209,7 @@ func (r *runner) think(rng *rand.Rand) time.Duration {
 	return r.cfg.Think/2 + time.Duration(rng.Int64N(int64(r.cfg.Think)))
 }
 
-func (r *runner) skip(ctx context.Context, j *judgeRec, a auth, p string, rng *rand.Rand) {
+func (r *runner) skip(ctx context.Context, j *judgeRec, a client.Auth, p string, rng *rand.Rand) {
 	reason := pickReason(rng)
 	sent := nowMs()
 	t := time.Now()
@@ -191,7 +217,7 @@ func (r *runner) skip(ctx context.Context, j *judgeRec, a auth, p string, rng *r
 	r.recordWrite("skip", t, err, err == nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	switch code := statusOf(err); {
+	switch code := client.Status(err); {
 	case err == nil:
 		r.jc.skips.Add(1)
 		j.skips = append(j.skips, skipRec{project: p, reason: reason})
@@ -201,7 +227,6 @@ func (r *runner) skip(ctx context.Context, j *judgeRec, a auth, p string, rng *r
 		j.assignFrom = sent // the server may assign the next project inside the skip
 	case code == 0:
 		r.jc.doubts.Add(1)
-		j.doubtSkips = append(j.doubtSkips, skipRec{project: p, reason: reason})
 		j.excluded[p] = true
 		j.assignFrom = sent
 	default:
@@ -213,14 +238,14 @@ func (r *runner) skip(ctx context.Context, j *judgeRec, a auth, p string, rng *r
 	}
 }
 
-func (r *runner) finish(ctx context.Context, j *judgeRec, a auth, p string, rng *rand.Rand) bool {
+func (r *runner) finish(ctx context.Context, j *judgeRec, a client.Auth, p string, rng *rand.Rand) bool {
 	f := finishRec{notes: randomNotes(rng), starred: rng.IntN(4) == 0}
 	t := time.Now()
 	err := r.judgeDo(ctx, j, "/api/judge/finish", a, map[string]any{"notes": f.notes, "starred": f.starred}, nil)
 	r.recordWrite("finish", t, err, err == nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	switch code := statusOf(err); {
+	switch code := client.Status(err); {
 	case err == nil:
 		r.jc.finishes.Add(1)
 		if _, dup := j.finishes[p]; dup {
@@ -244,7 +269,7 @@ func (r *runner) finish(ctx context.Context, j *judgeRec, a auth, p string, rng 
 	return false
 }
 
-func (r *runner) rank(ctx context.Context, j *judgeRec, a auth, rng *rand.Rand) {
+func (r *runner) rank(ctx context.Context, j *judgeRec, a client.Auth, rng *rand.Rand) {
 	j.mu.Lock()
 	pool := append([]string(nil), j.finishOrder...)
 	j.mu.Unlock()
@@ -256,7 +281,7 @@ func (r *runner) rank(ctx context.Context, j *judgeRec, a auth, rng *rand.Rand) 
 	r.recordWrite("rank", t, err, err == nil)
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	switch code := statusOf(err); {
+	switch code := client.Status(err); {
 	case err == nil:
 		r.jc.ranks.Add(1)
 		j.rankAcked = ranking
@@ -271,20 +296,20 @@ func (r *runner) rank(ctx context.Context, j *judgeRec, a auth, rng *rand.Rand) 
 
 // judgeDo sends a judge's POST to the judge's current node (r.c with a single URL); a
 // request that gets no answer moves the judge to the next node.
-func (r *runner) judgeDo(ctx context.Context, j *judgeRec, path string, a auth, body, out any) error {
+func (r *runner) judgeDo(ctx context.Context, j *judgeRec, path string, a client.Auth, body, out any) error {
 	if r.nodes == nil {
-		return r.c.do(ctx, "POST", path, path, a, body, out)
+		return r.c.Do(ctx, "POST", path, path, a, body, out)
 	}
 	i, c := r.nodes.pick(j.id)
-	err := c.do(ctx, "POST", path, path, a, body, out)
-	r.nodes.done(j.id, i, err == nil || statusOf(err) != 0)
+	err := c.Do(ctx, "POST", path, path, a, body, out)
+	r.nodes.done(j.id, i, err == nil || client.Status(err) != 0)
 	return err
 }
 
 // recordWrite feeds the write-gap recorder: journaled is an acknowledged journaled
 // action; no answer or a 5xx is a failed write; anything else is neither.
 func (r *runner) recordWrite(route string, sent time.Time, err error, journaled bool) {
-	switch code := statusOf(err); {
+	switch code := client.Status(err); {
 	case journaled:
 		r.gaps.add(route, sent, true)
 	case err != nil && (code == 0 || code >= 500):

@@ -1,4 +1,4 @@
-package loadtest
+package load
 
 import (
 	"encoding/json"
@@ -8,7 +8,83 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
+
+	"podium/loadtest/stats"
 )
+
+// Report is everything a run measured. Latencies are in milliseconds, memory in bytes.
+type Report struct {
+	Mode       string          `json:"mode"` // "load" or "crash"
+	Server     string          `json:"server"`
+	Managed    bool            `json:"managed_server"` // the tool started the server binary
+	Started    time.Time       `json:"started"`
+	Scenario   Scenario        `json:"scenario"`
+	Setup      SetupReport     `json:"setup"`
+	ElapsedSec float64         `json:"elapsed_seconds"` // measured phase
+	Routes     []stats.Route   `json:"routes"`
+	Errors     map[string]int  `json:"errors_by_status"` // measured phase, "0" = no answer
+	JudgeAll   stats.Latency   `json:"judge_actions"`    // next+skip+finish+rank together
+	Judging    JudgingReport   `json:"judging"`
+	Broadcast  BroadcastReport `json:"broadcast"`
+	RSS        RSSReport       `json:"rss"`
+	Machine    MachineReport   `json:"machine"`
+	Metrics    ServerMetrics   `json:"server_metrics"`
+	Invariants InvariantReport `json:"invariants"`
+	Crash      *CrashReport    `json:"crash,omitempty"`
+	Nodes      []NodeReport    `json:"nodes,omitempty"` // judge traffic per URL (several URLs only)
+	Kill       *KillReport     `json:"kill,omitempty"`  // the failure the tool injected
+	Gap        GapReport       `json:"write_gap"`
+	Timeline   []stats.Second  `json:"judge_timeline"` // judge actions completed per second of the phase
+	ServerLog  string          `json:"server_log,omitempty"`
+	Notes      []string        `json:"notes"`
+}
+
+// Scenario echoes the configuration of a run.
+type Scenario struct {
+	Projects   int     `json:"projects"`
+	Judges     int     `json:"judges"`
+	Watchers   int     `json:"watchers"`
+	Readers    int     `json:"readers"`
+	DurationS  float64 `json:"duration_seconds"`
+	ThinkMs    float64 `json:"think_ms"`
+	SkipProb   float64 `json:"skip_prob"`
+	RankProb   float64 `json:"rank_prob"`
+	ClockEvery float64 `json:"clock_every_seconds"`
+	Seed       uint64  `json:"seed"`
+	FDLimit    uint64  `json:"fd_limit"`
+}
+
+// SetupReport is the scenario setup through the API.
+type SetupReport struct {
+	Seconds     float64       `json:"seconds"`
+	ProjectsVia string        `json:"projects_via"`
+	JudgesVia   string        `json:"judges_via"`
+	Routes      []stats.Route `json:"routes"`
+}
+
+// RSSReport is the server's resident memory.
+type RSSReport struct {
+	Source        string `json:"source"` // "metrics" (process_resident_memory_bytes) or "proc" (/proc/PID/status)
+	AfterSetup    int64  `json:"after_setup"`
+	AfterWatchers int64  `json:"after_watchers"`
+	End           int64  `json:"end"`
+	Peak          int64  `json:"peak"` // managed server only (polled /proc every 500 ms)
+}
+
+// MachineReport says how busy the machine was during the measured phase: the load
+// generator and the server share it (and, here, other work).
+type MachineReport struct {
+	CPUs         int     `json:"cpus"`
+	LoadAvgStart string  `json:"loadavg_start"`
+	LoadAvgEnd   string  `json:"loadavg_end"`
+	ServerCPU    float64 `json:"server_cpu_seconds"` // managed server only
+	ToolCPU      float64 `json:"loadtest_cpu_seconds"`
+	ToolRSS      int64   `json:"loadtest_rss_end"`
+	// FsyncProbe times 4 KiB write+fsync in the managed server's data directory just
+	// before the server starts.
+	FsyncProbe stats.Latency `json:"fsync_probe"`
+}
 
 // WriteJSON writes the report as indented JSON to path.
 func (rep *Report) WriteJSON(path string) error {
@@ -46,6 +122,20 @@ func (rep *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "scenario: %d projects, %d judges, %d watchers, %d readers, %.0fs, think %.0f ms, skip %.2f, rank %.2f, clock toggle every %.1fs, seed %d, fd limit %d\n",
 		s.Projects, s.Judges, s.Watchers, s.Readers, s.DurationS, s.ThinkMs, s.SkipProb, s.RankProb, s.ClockEvery, s.Seed, s.FDLimit)
 	fmt.Fprintf(w, "setup: %.1fs (projects via %s, judges via %s)\n", rep.Setup.Seconds, rep.Setup.ProjectsVia, rep.Setup.JudgesVia)
+	rep.printRequests(w)
+	rep.printServer(w)
+	rep.printChecks(w)
+	rep.printCluster(w)
+	if rep.ServerLog != "" {
+		fmt.Fprintf(w, "server log: %s\n", rep.ServerLog)
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// printRequests writes the measured phase's routes, errors, judge timeline and judging.
+func (rep *Report) printRequests(w io.Writer) {
 	fmt.Fprintf(w, "\nmeasured phase: %.1fs\n", rep.ElapsedSec)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "route\tcount\treq/s\tp50 ms\tp95 ms\tp99 ms\tmax ms\terrors\t")
@@ -58,7 +148,7 @@ func (rep *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "errors by status: %s\n", codes(rep.Errors))
 	if tl := rep.Timeline; len(tl) > 1 {
 		idle := 0
-		worst := append([]Second(nil), tl...)
+		worst := append([]stats.Second(nil), tl...)
 		for _, x := range tl[:len(tl)-1] { // the last second is partial
 			if x.Count == 0 {
 				idle++
@@ -74,6 +164,11 @@ func (rep *Report) Print(w io.Writer) {
 	jr := rep.Judging
 	fmt.Fprintf(w, "judging: available=%v nexts=%d assigned=%d finishes=%d (%.1f/s) skips=%d ranks=%d paused=%d done=%d in-doubt=%d unexpected=%d\n",
 		jr.Available, jr.Nexts, jr.Assigned, jr.Finishes, jr.FinishesSec, jr.Skips, jr.Ranks, jr.Paused, jr.Done, jr.InDoubt, jr.Unexpected)
+}
+
+// printServer writes the broadcast delivery, the machine, the disk, the server's own
+// metrics and its memory.
+func (rep *Report) printServer(w io.Writer) {
 	b := rep.Broadcast
 	if b.Watchers > 0 {
 		fmt.Fprintf(w, "broadcast: %d/%d watchers connected (%v), %d got hello, %d dial failures %s, %d dropped by the server %v\n",
@@ -109,6 +204,10 @@ func (rep *Report) Print(w io.Writer) {
 	}
 	rs := rep.RSS
 	fmt.Fprintf(w, "server RSS (%s): after setup %s, with watchers %s, end %s, peak %s\n", orNA(rs.Source), mib(rs.AfterSetup), mib(rs.AfterWatchers), mib(rs.End), mib(rs.Peak))
+}
+
+// printChecks writes the invariants and the crash cycles.
+func (rep *Report) printChecks(w io.Writer) {
 	ir := rep.Invariants
 	fmt.Fprintf(w, "invariants: %d violations; %d acked finishes (lost %d, duplicate %d, wrong notes/star %d, phantom %d, in-doubt applied %d), seen mismatches %d, rank mismatches %d, skips checked=%v (lost %d), hold samples %d (duplicates %d, violations %d, sample errors %d)\n",
 		ir.Violations, ir.AckedFinishes, ir.LostFinishes, ir.DuplicateSeen+ir.DoubleAcked, ir.WrongNotes, ir.PhantomFinishes, ir.DoubtApplied, ir.SeenMismatch, ir.RankMismatch, ir.SkipsChecked, ir.LostSkips, ir.HoldSamples, ir.HoldDuplicates, ir.HoldViolations, ir.HoldSampleErrs)
@@ -123,13 +222,6 @@ func (rep *Report) Print(w io.Writer) {
 			fmt.Fprintf(w, "  cycle %d: killed after %.2fs; %d finishes, %d skips, %d ranks, %d creations; %d in doubt; recovered in %.2fs; lost %d, violations %d\n",
 				cy.Cycle, cy.KilledAfter, cy.Finishes, cy.Skips, cy.Ranks, cy.Creations, cy.InDoubt, cy.RecoverySec, cy.Lost, cy.Violations)
 		}
-	}
-	rep.printCluster(w)
-	if rep.ServerLog != "" {
-		fmt.Fprintf(w, "server log: %s\n", rep.ServerLog)
-	}
-	for _, n := range rep.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
 	}
 }
 

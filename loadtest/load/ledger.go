@@ -1,4 +1,4 @@
-package loadtest
+package load
 
 import (
 	"sync"
@@ -49,7 +49,6 @@ type judgeRec struct {
 	dupFinishes []string             // projects whose finish was acknowledged twice
 	doubtFinish map[string]finishRec // sent, never answered
 	skips       []skipRec            // acknowledged skips
-	doubtSkips  []skipRec            // sent, never answered
 	excluded    map[string]bool      // projects skipped (acknowledged or in doubt)
 	rankAcked   []string             // last acknowledged ranking (nil: none)
 	rankDoubt   [][]string           // rankings sent after it and never answered

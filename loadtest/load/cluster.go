@@ -1,4 +1,4 @@
-package loadtest
+package load
 
 import (
 	"context"
@@ -15,6 +15,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"podium/loadtest/client"
+	"podium/loadtest/server"
 )
 
 // Cluster mode of the tool: with ClusterNodes > 0 and a server binary it starts that
@@ -46,9 +49,10 @@ type clusterStatus struct {
 	} `json:"nodes"`
 }
 
-func (c *client) clusterStatus(ctx context.Context) (clusterStatus, error) {
+// clusterStatusOf is GET /api/admin/cluster.
+func clusterStatusOf(ctx context.Context, c *client.Client) (clusterStatus, error) {
 	var st clusterStatus
-	err := c.do(ctx, "GET", "/api/admin/cluster", "/api/admin/cluster", asAdmin, nil, &st)
+	err := c.Do(ctx, "GET", "/api/admin/cluster", "/api/admin/cluster", client.AsAdmin, nil, &st)
 	return st, err
 }
 
@@ -56,7 +60,7 @@ func (c *client) clusterStatus(ctx context.Context) (clusterStatus, error) {
 type managedNode struct {
 	id  string
 	url string
-	p   *serverProc
+	p   *server.Process
 }
 
 // freeLoopbackPorts returns n ports that can be bound now, chosen below the kernel's
@@ -107,7 +111,7 @@ func (r *runner) startCluster(ctx context.Context) ([]*managedNode, func(), erro
 		root = tmp
 	}
 	if r.cfg.AdminPassword == "" {
-		r.cfg.AdminPassword = "loadtest-" + runID()
+		r.cfg.AdminPassword = "loadtest-" + client.RunID()
 	}
 	secret := make([]byte, 24)
 	if _, err := rand.Read(secret); err != nil {
@@ -118,42 +122,59 @@ func (r *runner) startCluster(ctx context.Context) ([]*managedNode, func(), erro
 		return nil, nil, err
 	}
 	nodes := make([]*managedNode, n)
-	var peers []string
 	for i := range nodes {
 		nodes[i] = &managedNode{id: fmt.Sprintf("node%d", i+1), url: fmt.Sprintf("http://127.0.0.1:%d", ports[n+i])}
-		peers = append(peers, fmt.Sprintf("%s=127.0.0.1:%d=%s", nodes[i].id, ports[i], nodes[i].url))
 	}
 	cleanup := func() {
-		var wg sync.WaitGroup
-		for _, nd := range nodes {
-			if nd.p == nil {
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := nd.p.stop(); err != nil {
-					r.note("%s: %v", nd.id, err)
-				}
-				nd.p.close()
-			}()
-		}
-		wg.Wait()
+		r.stopNodes(nodes)
 		if tmp != "" {
 			os.RemoveAll(tmp)
 		}
+	}
+	if err := r.prepareNodes(root, nodes, ports, secret); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, nd := range nodes { // together: a node may wait for its peers before it listens
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = nd.p.Start(ctx) }()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	for _, nd := range nodes {
+		r.cfg.Log("started %s %s (pid %d) on %s, data %s", nd.id, r.cfg.ServerBin, nd.p.PID(), nd.url, nd.p.Dir())
+	}
+	if err := r.waitLeader(ctx, nodes, 30*time.Second); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return nodes, cleanup, nil
+}
+
+// prepareNodes prepares a server process for every node, each on its own data directory
+// under root, with the cluster's settings: the node's id, raft address (ports[i]) and
+// HTTP port (ports[len(nodes)+i]), the peers and the shared secret.
+func (r *runner) prepareNodes(root string, nodes []*managedNode, ports []int, secret []byte) error {
+	n := len(nodes)
+	var peers []string
+	for i, nd := range nodes {
+		peers = append(peers, fmt.Sprintf("%s=127.0.0.1:%d=%s", nd.id, ports[i], nd.url))
 	}
 	logs := []string{}
 	for i, nd := range nodes {
 		dir := filepath.Join(root, nd.id)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			cleanup()
-			return nil, nil, err
+			return err
 		}
 		if i == 0 {
 			r.rep.Machine.FsyncProbe = fsyncProbe(dir, 200)
 		}
-		logPath := filepath.Join(os.TempDir(), fmt.Sprintf("podium-loadtest-%s-%s.log", runID(), nd.id))
+		logPath := filepath.Join(os.TempDir(), fmt.Sprintf("podium-loadtest-%s-%s.log", client.RunID(), nd.id))
 		if r.cfg.ServerLog != "" {
 			logPath = r.cfg.ServerLog + "." + nd.id
 		}
@@ -164,31 +185,31 @@ func (r *runner) startCluster(ctx context.Context) ([]*managedNode, func(), erro
 		}, r.cfg.ServerEnv...)
 		p, err := newServerProc(r.cfg.ServerBin, dir, logPath, r.cfg.AdminPassword, r.cfg.APIKey, r.cfg.ServerLogLevel, env)
 		if err != nil {
-			cleanup()
-			return nil, nil, err
+			return err
 		}
 		nd.p = p
 	}
 	r.rep.ServerLog = strings.Join(logs, ",")
-	errs := make([]error, n)
+	return nil
+}
+
+// stopNodes stops every started node (SIGTERM, together) and closes its log.
+func (r *runner) stopNodes(nodes []*managedNode) {
 	var wg sync.WaitGroup
-	for i, nd := range nodes { // together: a node may wait for its peers before it listens
+	for _, nd := range nodes {
+		if nd.p == nil {
+			continue
+		}
 		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = nd.p.start(ctx) }()
+		go func() {
+			defer wg.Done()
+			if err := nd.p.Stop(); err != nil {
+				r.note("%s: %v", nd.id, err)
+			}
+			nd.p.Close()
+		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	for _, nd := range nodes {
-		r.cfg.Log("started %s %s (pid %d) on %s, data %s", nd.id, r.cfg.ServerBin, nd.p.pid(), nd.url, nd.p.dir)
-	}
-	if err := r.waitLeader(ctx, nodes, 30*time.Second); err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	return nodes, cleanup, nil
 }
 
 // waitLeader waits until every node answers /readyz and reports the same leader.
@@ -200,8 +221,8 @@ func (r *runner) waitLeader(ctx context.Context, nodes []*managedNode, limit tim
 		if err == nil && leader != nil {
 			ready := true
 			for _, nd := range nodes {
-				c := newClient(nd.url, r.cfg.AdminPassword, newHTTPClient(nd.url, 2, 5*time.Second), nil)
-				if c.do(ctx, "GET", "/readyz", "/readyz", asAnon, nil, nil) != nil {
+				c := client.New(nd.url, r.cfg.AdminPassword, client.NewHostClient(nd.url, 2, 5*time.Second), nil)
+				if c.Do(ctx, "GET", "/readyz", "/readyz", client.AsAnon, nil, nil) != nil {
 					ready = false
 				}
 			}
@@ -219,11 +240,11 @@ func (r *runner) waitLeader(ctx context.Context, nodes []*managedNode, limit tim
 func (r *runner) leaderOf(ctx context.Context, nodes []*managedNode) (*managedNode, error) {
 	var last error
 	for _, nd := range nodes {
-		if nd.p.exited() {
+		if nd.p.Exited() {
 			continue
 		}
-		c := newClient(nd.url, r.cfg.AdminPassword, newHTTPClient(nd.url, 2, 5*time.Second), nil)
-		st, err := c.clusterStatus(ctx)
+		c := client.New(nd.url, r.cfg.AdminPassword, client.NewHostClient(nd.url, 2, 5*time.Second), nil)
+		st, err := clusterStatusOf(ctx, c)
 		if err != nil {
 			last = err
 			continue
@@ -232,7 +253,7 @@ func (r *runner) leaderOf(ctx context.Context, nodes []*managedNode) (*managedNo
 			return nil, errors.New("GET /api/admin/cluster says standalone: the cluster settings were not applied")
 		}
 		for _, x := range nodes {
-			if x.id == st.LeaderID && !x.p.exited() {
+			if x.id == st.LeaderID && !x.p.Exited() {
 				return x, nil
 			}
 		}
@@ -255,7 +276,7 @@ func (r *runner) killer(stop <-chan struct{}, start time.Time, out *KillReport, 
 			out.Error = err.Error()
 			return
 		}
-		for t := time.Now(); processAlive(r.cfg.KillPID) && time.Since(t) < 5*time.Second; {
+		for t := time.Now(); server.Alive(r.cfg.KillPID) && time.Since(t) < 5*time.Second; {
 			time.Sleep(time.Millisecond)
 		}
 		out.DeadMs = msOf(time.Since(start))
@@ -266,9 +287,9 @@ func (r *runner) killer(stop <-chan struct{}, start time.Time, out *KillReport, 
 			out.Error = fmt.Sprintf("no leader known: %v", err)
 			return
 		}
-		out.PID, out.Node = leader.p.pid(), leader.url
+		out.PID, out.Node = leader.p.PID(), leader.url
 		out.AfterMs = msOf(time.Since(start))
-		leader.p.kill() // returns once the process is reaped
+		leader.p.Kill() // returns once the process is reaped
 		out.DeadMs = msOf(time.Since(start))
 		*killedURL = leader.url
 	default:
@@ -286,14 +307,14 @@ func (r *runner) caughtUp(ctx context.Context, limit time.Duration) {
 	}
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
-		self, err := r.admin.clusterStatus(ctx)
+		self, err := clusterStatusOf(ctx, r.admin)
 		if err != nil || self.State == "standalone" || self.State == "" {
 			return
 		}
 		var top uint64
 		for _, u := range r.urls {
-			c := newClient(u, r.cfg.AdminPassword, newHTTPClient(u, 2, 2*time.Second), nil)
-			if st, err := c.clusterStatus(ctx); err == nil && st.CommitIndex > top {
+			c := client.New(u, r.cfg.AdminPassword, client.NewHostClient(u, 2, 2*time.Second), nil)
+			if st, err := clusterStatusOf(ctx, c); err == nil && st.CommitIndex > top {
 				top = st.CommitIndex
 			}
 		}
@@ -303,28 +324,4 @@ func (r *runner) caughtUp(ctx context.Context, limit time.Duration) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	r.note("the node used for the final checks had not applied every committed change after %s", limit)
-}
-
-// exited reports whether the process has ended (or never started).
-func (s *serverProc) exited() bool {
-	if s.done == nil {
-		return true
-	}
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// processAlive reports whether pid still runs (a zombie has stopped running).
-func processAlive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
 }

@@ -1,8 +1,11 @@
-package loadtest
+package load
 
 import (
 	"sync/atomic"
 	"time"
+
+	"podium/loadtest/client"
+	"podium/loadtest/stats"
 )
 
 // Several server URLs (the nodes of a cluster, or a load balancer's backends): judges
@@ -16,7 +19,7 @@ import (
 // nodeSet holds one client per URL and each judge's current node.
 type nodeSet struct {
 	urls    []string
-	clients []*client
+	clients []*client.Client
 	stats   []*nodeStats
 	judge   map[string]*atomic.Int32 // judge id -> index into clients; fixed key set
 }
@@ -42,10 +45,10 @@ type NodeReport struct {
 
 // newNodeSet binds a client per URL (sharing st) and assigns the judges round-robin in
 // the given order.
-func newNodeSet(urls []string, password string, maxConns int, st *Stats, judges []*judgeRec) *nodeSet {
+func newNodeSet(urls []string, password string, maxConns int, st *stats.Routes, judges []*judgeRec) *nodeSet {
 	ns := &nodeSet{urls: urls, judge: make(map[string]*atomic.Int32, len(judges))}
 	for _, u := range urls {
-		ns.clients = append(ns.clients, newClient(u, password, newHTTPClient(u, maxConns, 30*time.Second), st))
+		ns.clients = append(ns.clients, client.New(u, password, client.NewHostClient(u, maxConns, 30*time.Second), st))
 		ns.stats = append(ns.stats, &nodeStats{})
 	}
 	for i, j := range judges {
@@ -58,7 +61,7 @@ func newNodeSet(urls []string, password string, maxConns int, st *Stats, judges 
 }
 
 // pick returns judge id's current node.
-func (ns *nodeSet) pick(id string) (int, *client) {
+func (ns *nodeSet) pick(id string) (int, *client.Client) {
 	v := ns.judge[id]
 	if v == nil {
 		return 0, ns.clients[0]
@@ -100,6 +103,6 @@ func (ns *nodeSet) report(killed string) []NodeReport {
 
 func (ns *nodeSet) closeIdle() {
 	for _, c := range ns.clients {
-		c.http.CloseIdleConnections()
+		c.CloseIdle()
 	}
 }

@@ -1,4 +1,4 @@
-package loadtest
+package load
 
 import (
 	"context"
@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
+
+	"podium/loadtest/client"
+	"podium/loadtest/stats"
 )
 
 // clockKey identifies one clock state; every pause/unpause produces a new one, so it
@@ -23,7 +26,7 @@ type clockKey struct {
 	start, pause int64
 }
 
-func keyOf(c wireClock) clockKey { return clockKey{c.Running, c.StartTime, c.PauseTime} }
+func keyOf(c client.Clock) clockKey { return clockKey{c.Running, c.StartTime, c.PauseTime} }
 
 // watcher is one websocket screen: an expo display (anonymous), a judge's phone or an
 // admin dashboard.
@@ -34,9 +37,8 @@ type watcher struct {
 	closed atomic.Int64 // Unix ns when the connection ended (0: open)
 	remote atomic.Bool  // ended by the server or the network, not by us
 
-	mu   sync.Mutex
-	got  map[clockKey]time.Time
-	msgs int
+	mu  sync.Mutex
+	got map[clockKey]time.Time
 }
 
 // watchers is the set of websocket clients of a run.
@@ -78,7 +80,7 @@ func startWatchers(ctx context.Context, base string, n int, judges []*judgeRec, 
 	url := wsURL(base)
 	var mu sync.Mutex
 	list := make([]*watcher, n)
-	_ = parallel(n, 64, func(i int) error {
+	_ = client.Parallel(n, 64, func(i int) error {
 		w := &watcher{kind: "anonymous", got: map[clockKey]time.Time{}}
 		var authMsg any
 		switch {
@@ -97,7 +99,7 @@ func startWatchers(ctx context.Context, base string, n int, judges []*judgeRec, 
 		for attempt := 0; attempt < 3; attempt++ {
 			// Each watcher stands for one phone: its own address (the server trusts the
 			// loopback proxy), so MAX_WS_PER_IP does not apply to the whole load test.
-			conn, _, err = dialer.DialContext(ctx, url, http.Header{"X-Forwarded-For": {fakeIP(i)}})
+			conn, _, err = dialer.DialContext(ctx, url, http.Header{"X-Forwarded-For": {client.FakeIP(i)}})
 			if err == nil || ctx.Err() != nil {
 				break
 			}
@@ -135,7 +137,10 @@ func shortErr(err error) string {
 	if i := strings.LastIndex(s, ": "); i >= 0 && len(s)-i < 80 {
 		s = s[i+2:]
 	}
-	return truncate(s, 80)
+	if len(s) > 80 {
+		s = s[:80] + "..."
+	}
+	return s
 }
 
 func (ws *watchers) read(w *watcher) {
@@ -158,14 +163,11 @@ func (ws *watchers) read(w *watcher) {
 		if json.Unmarshal(data, &msg) != nil {
 			continue
 		}
-		w.mu.Lock()
-		w.msgs++
-		w.mu.Unlock()
 		switch msg.Type {
 		case "hello":
 			w.ready.CompareAndSwap(0, now.UnixNano())
 		case "clock":
-			var c wireClock
+			var c client.Clock
 			if json.Unmarshal(msg.Data, &c) == nil {
 				w.mu.Lock()
 				if _, seen := w.got[keyOf(c)]; !seen {
@@ -210,8 +212,8 @@ type BroadcastReport struct {
 	Missed        int            `json:"missed"`            // pairs never received by watchers that stayed connected
 	ClientsMissed int            `json:"clients_missed"`    // such watchers that missed at least one broadcast
 	MissedDropped int            `json:"missed_by_dropped"` // pairs never received by watchers the server dropped later
-	Latency       Latency        `json:"latency"`           // from the admin's request being sent to receipt
-	AfterAck      Latency        `json:"latency_after_ack"` // receipt relative to the admin's 200 (negative = before it)
+	Latency       stats.Latency  `json:"latency"`           // from the admin's request being sent to receipt
+	AfterAck      stats.Latency  `json:"latency_after_ack"` // receipt relative to the admin's 200 (negative = before it)
 	ByKind        map[string]int `json:"connected_by_kind"`
 	DroppedByKind map[string]int `json:"dropped_by_kind"`
 }
@@ -260,8 +262,8 @@ func (ws *watchers) analyze(n int, toggles []toggle) BroadcastReport {
 		}
 	}
 	rep.ClientsMissed = len(missedBy)
-	rep.Latency = summarize(lat)
-	rep.AfterAck = summarize(after)
+	rep.Latency = stats.Summarize(lat)
+	rep.AfterAck = stats.Summarize(after)
 	return rep
 }
 
@@ -273,11 +275,11 @@ type clockToggler struct {
 	errs    []string
 }
 
-func (ct *clockToggler) run(stop <-chan struct{}, c *client, every, pause time.Duration) {
+func (ct *clockToggler) run(stop <-chan struct{}, c *client.Client, every, pause time.Duration) {
 	ctx := context.Background()
 	do := func(action string) {
 		sent := time.Now()
-		clk, err := c.clock(ctx, action)
+		clk, err := c.SetClock(ctx, action)
 		ack := time.Now()
 		ct.mu.Lock()
 		defer ct.mu.Unlock()

@@ -1,4 +1,4 @@
-package loadtest
+package load
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"podium/loadtest/client"
+	"podium/loadtest/stats"
 )
 
 var (
@@ -38,7 +41,7 @@ func buildPodium(t *testing.T) string {
 	t.Helper()
 	// go test caches results by the files a test touches; the build below reads the
 	// server's sources in a subprocess, so stat them here to make them part of the key.
-	_ = filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+	_ = filepath.WalkDir("../..", func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "go.mod") || strings.HasSuffix(path, "go.sum")) {
 			_, _ = os.Stat(path)
 		}
@@ -53,7 +56,7 @@ func buildPodium(t *testing.T) string {
 		if goTool == "" {
 			goTool = "go"
 		}
-		out, err := exec.Command(goTool, "build", "-o", buildBin, "../cmd/podium").CombinedOutput()
+		out, err := exec.Command(goTool, "build", "-o", buildBin, "../../cmd/podium").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build ./cmd/podium: %v\n%s", err, out)
 		}
@@ -137,7 +140,7 @@ func TestLoadRunReportsAndChecksInvariants(t *testing.T) {
 	if rep.Invariants.HoldSamples < 2 {
 		t.Errorf("hold samples = %d, want at least 2", rep.Invariants.HoldSamples)
 	}
-	routes := map[string]RouteReport{}
+	routes := map[string]stats.Route{}
 	for _, r := range rep.Routes {
 		routes[r.Route] = r
 	}
@@ -172,23 +175,6 @@ func TestLoadRunReportsAndChecksInvariants(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	if err := json.Unmarshal(b, &back); err != nil || back.Scenario.Judges != 10 || len(back.Routes) != len(rep.Routes) {
 		t.Fatalf("JSON report does not round-trip: %v", err)
-	}
-}
-
-func TestPercentilesNearestRank(t *testing.T) {
-	var d []time.Duration
-	for i := 100; i >= 1; i-- {
-		d = append(d, time.Duration(i)*time.Millisecond)
-	}
-	l := summarize(d)
-	if l.Count != 100 || l.P50 != 50 || l.P95 != 95 || l.P99 != 99 || l.Max != 100 {
-		t.Fatalf("summarize = %+v", l)
-	}
-	if one := summarize([]time.Duration{3 * time.Millisecond}); one.P50 != 3 || one.P99 != 3 {
-		t.Fatalf("single sample = %+v", one)
-	}
-	if empty := summarize(nil); empty.Count != 0 {
-		t.Fatalf("empty = %+v", empty)
 	}
 }
 
@@ -236,29 +222,29 @@ func TestHoldAnalysis(t *testing.T) {
 	id := func(n int) string { return fmt.Sprintf("%08x%016x", 1_000_000_000, n) }
 	p1, p2 := id(1), id(2)
 	cur := func(s string) *string { return &s }
-	snapshot := func(aLast int64, bSeen ...string) []wireJudge {
-		var seen []wireSeen
+	snapshot := func(aLast int64, bSeen ...string) []client.Judge {
+		var seen []client.Seen
 		for _, s := range bSeen {
-			seen = append(seen, wireSeen{ProjectID: s})
+			seen = append(seen, client.Seen{ProjectID: s})
 		}
-		return []wireJudge{
+		return []client.Judge{
 			{ID: id(100), Active: true, Current: cur(p1), LastActivity: aLast},
 			{ID: id(101), Active: true, Current: cur(p1), LastActivity: T, SeenProjects: seen},
 			{ID: id(102), Active: true},
 		}
 	}
-	projects := []wireProject{{ID: p1, Active: true}, {ID: p2, Active: true}}
+	projects := []client.Project{{ID: p1, Active: true}, {ID: p2, Active: true}}
 	cases := []struct {
 		name        string
-		judges      []wireJudge
-		projects    []wireProject
+		judges      []client.Judge
+		projects    []client.Project
 		heldBy102   bool // our judge 102 may have held p2 around T
 		dups, viols int
 	}{
 		{"free project existed", snapshot(T - 100), projects, false, 1, 1},
 		{"other project held meanwhile", snapshot(T - 100), projects, true, 1, 0},
 		{"other project already seen", snapshot(T-100, p2), projects, false, 1, 0},
-		{"other project hidden", snapshot(T - 100), []wireProject{{ID: p1, Active: true}, {ID: p2}}, false, 1, 0},
+		{"other project hidden", snapshot(T - 100), []client.Project{{ID: p1, Active: true}, {ID: p2}}, false, 1, 0},
 		{"earlier assignment stale", snapshot(T - 600_001), projects, false, 0, 0},
 	}
 	for _, tc := range cases {
@@ -294,8 +280,8 @@ func TestVerifyDetectsLostWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cleanup()
-	r.connect(r.srv.url(), NewStats())
-	if err := r.admin.waitReady(ctx); err != nil {
+	r.connect(r.srv.URL(), stats.NewRoutes())
+	if err := r.admin.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.setup(ctx, "v", 3, 2); err != nil {

@@ -1,4 +1,4 @@
-package loadtest
+package load
 
 import (
 	"bufio"
@@ -79,13 +79,13 @@ func TestJudgesSpreadOverURLsAndMoveOnKill(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := srv.start(ctx); err != nil {
+	if err := srv.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = srv.stop(); srv.close() }()
+	defer func() { _ = srv.Stop(); srv.Close() }()
 	var proxies []*proxyProc
 	for i := 0; i < 3; i++ {
-		proxies = append(proxies, startProxy(t, srv.url()))
+		proxies = append(proxies, startProxy(t, srv.URL()))
 	}
 	cfg := Config{
 		URL: proxies[0].url, MoreURLs: []string{proxies[1].url, proxies[2].url}, AdminPassword: "spread-test-pw",

@@ -1,4 +1,4 @@
-package loadtest
+package load
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"podium/loadtest/client"
+	"podium/loadtest/stats"
 )
 
 // CrashReport is the outcome of crash mode.
@@ -59,13 +62,13 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 		return rep, err
 	}
 	defer cleanup()
-	runStats := NewStats()
-	r.connectWith(r.srv.url(), NewStats(), runStats)
-	rep.Server = r.srv.url()
-	if err := r.admin.waitReady(ctx); err != nil {
+	runStats := stats.NewRoutes()
+	r.connectWith(r.srv.URL(), stats.NewRoutes(), runStats)
+	rep.Server = r.srv.URL()
+	if err := r.admin.WaitReady(ctx); err != nil {
 		return rep, err
 	}
-	if err := r.setup(ctx, "lt-"+runID(), cfg.Projects, cfg.Judges); err != nil {
+	if err := r.setup(ctx, "lt-"+client.RunID(), cfg.Projects, cfg.Judges); err != nil {
 		return rep, err
 	}
 	cr := &CrashReport{}
@@ -73,70 +76,9 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0xc4a5))
 	hs := &holdSampler{timerSec: 300}
 	total := time.Duration(0)
-	var creations int64
-	var cmu sync.Mutex
 	for cycle := 1; cycle <= cfg.CrashCycles; cycle++ {
-		cyc := CycleReport{Cycle: cycle}
-		before := *r.jc.snapshot()
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		for i, j := range r.lg.judgeList() {
-			j.mu.Lock()
-			hasToken := j.token != ""
-			j.mu.Unlock()
-			if !hasToken {
-				continue
-			}
-			wg.Add(1)
-			jr := rand.New(rand.NewPCG(cfg.Seed+uint64(cycle)<<32, uint64(i)))
-			delay := r.rampDelay(i, len(r.lg.judgeList()))
-			go func() {
-				defer wg.Done()
-				if sleepOr(stop, delay) {
-					r.judgeLoop(stop, j, jr)
-				}
-			}()
-		}
-		var cyCreations int64
-		for k := 0; k < cfg.Creators; k++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				n := r.creator(stop, fmt.Sprintf("lt-c%d-%d-%s", cycle, k, runID()))
-				cmu.Lock()
-				cyCreations += n
-				cmu.Unlock()
-			}()
-		}
-		sideStop := make(chan struct{})
-		var side sync.WaitGroup
-		if cfg.SampleInterval > 0 {
-			side.Add(1)
-			go func() { defer side.Done(); hs.run(sideStop, cfg.SampleInterval, r.c, r.lg) }()
-		}
-		span := cfg.CrashMax - cfg.CrashMin
-		d := cfg.CrashMin
-		if span > 0 {
-			d += time.Duration(rng.Int64N(int64(span)))
-		}
-		start := time.Now()
-		sleepCtx(ctx, d)
-		close(sideStop)
-		side.Wait()
-		r.srv.kill() // SIGKILL mid-flight
-		cyc.KilledAfter = time.Since(start).Seconds()
-		total += time.Since(start)
-		close(stop)
-		wg.Wait()
-		after := r.jc.snapshot()
-		cyc.Finishes = after.finishes - before.finishes
-		cyc.Skips = after.skips - before.skips
-		cyc.Ranks = after.ranks - before.ranks
-		cyc.InDoubt = after.doubts - before.doubts
-		cyc.Creations = cyCreations
-		creations += cyCreations
-		cfg.Log("cycle %d: killed after %.2fs (%d finishes, %d skips, %d ranks, %d creations acknowledged; %d writes in doubt)",
-			cycle, cyc.KilledAfter, cyc.Finishes, cyc.Skips, cyc.Ranks, cyc.Creations, cyc.InDoubt)
+		cyc, ran := r.crashCycle(ctx, cycle, rng, hs)
+		total += ran
 		if err := r.restartAndVerify(ctx, &cyc, cr, "after SIGKILL"); err != nil {
 			return rep, err
 		}
@@ -146,8 +88,8 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 		}
 	}
 	// a graceful stop must keep everything as well (snapshot at shutdown)
-	r.admin.http.CloseIdleConnections() // idle keep-alive connections hold up the server's shutdown
-	if err := r.srv.stop(); err != nil {
+	r.admin.CloseIdle() // idle keep-alive connections hold up the server's shutdown
+	if err := r.srv.Stop(); err != nil {
 		r.note("%v", err)
 	}
 	var g CycleReport
@@ -158,10 +100,70 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 	hs.sample(ctx, r.admin, r.lg)
 	r.rep.Invariants.mergeHolds(hs)
 	cr.Violations += hs.violations
+	r.crashTotals(ctx, runStats, total)
+	return rep, nil
+}
 
+// crashCycle runs the judges, the creators and the hold sampler against the server,
+// SIGKILLs it after a random time between CrashMin and CrashMax, and returns what the
+// cycle got acknowledged and how long the load ran.
+func (r *runner) crashCycle(ctx context.Context, cycle int, rng *rand.Rand, hs *holdSampler) (CycleReport, time.Duration) {
+	cfg := r.cfg
+	cyc := CycleReport{Cycle: cycle}
+	before := *r.jc.snapshot()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	r.startJudges(stop, &wg, r.lg.judgeList(), cfg.Seed+uint64(cycle)<<32)
+	var cyCreations int64
+	var cmu sync.Mutex
+	for k := 0; k < cfg.Creators; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := r.creator(stop, fmt.Sprintf("lt-c%d-%d-%s", cycle, k, client.RunID()))
+			cmu.Lock()
+			cyCreations += n
+			cmu.Unlock()
+		}()
+	}
+	sideStop := make(chan struct{})
+	var side sync.WaitGroup
+	if cfg.SampleInterval > 0 {
+		side.Add(1)
+		go func() { defer side.Done(); hs.run(sideStop, cfg.SampleInterval, r.c, r.lg) }()
+	}
+	span := cfg.CrashMax - cfg.CrashMin
+	d := cfg.CrashMin
+	if span > 0 {
+		d += time.Duration(rng.Int64N(int64(span)))
+	}
+	start := time.Now()
+	sleepCtx(ctx, d)
+	close(sideStop)
+	side.Wait()
+	r.srv.Kill() // SIGKILL mid-flight
+	ran := time.Since(start)
+	cyc.KilledAfter = ran.Seconds()
+	close(stop)
+	wg.Wait()
+	after := r.jc.snapshot()
+	cyc.Finishes = after.finishes - before.finishes
+	cyc.Skips = after.skips - before.skips
+	cyc.Ranks = after.ranks - before.ranks
+	cyc.InDoubt = after.doubts - before.doubts
+	cyc.Creations = cyCreations
+	cfg.Log("cycle %d: killed after %.2fs (%d finishes, %d skips, %d ranks, %d creations acknowledged; %d writes in doubt)",
+		cycle, cyc.KilledAfter, cyc.Finishes, cyc.Skips, cyc.Ranks, cyc.Creations, cyc.InDoubt)
+	return cyc, ran
+}
+
+// crashTotals fills in the report of a crash run: the requests and judging of the
+// cycles (total long), the acknowledged writes and the server's memory at the end.
+func (r *runner) crashTotals(ctx context.Context, runStats *stats.Routes, total time.Duration) {
+	rep, cr := r.rep, r.rep.Crash
 	rep.ElapsedSec = total.Seconds()
-	rep.Routes, rep.Errors = runStats.report(total)
-	rep.JudgeAll = summarize(runStats.latencies(isJudgeAction))
+	rep.Routes, rep.Errors = runStats.Report(total)
+	rep.JudgeAll = stats.Summarize(runStats.Latencies(isJudgeAction))
 	rep.Judging = r.jc.report(!r.noJudging.Load(), total)
 	if r.noJudging.Load() {
 		r.note("the server has no judging routes (POST /api/judge/next answered 404): crash load was judge/project creation and logins only")
@@ -180,20 +182,19 @@ func (r *runner) crash(ctx context.Context) (*Report, error) {
 	cr.AckedCreations = len(r.lg.judges) + len(r.lg.projects)
 	r.lg.mu.Unlock()
 	rep.RSS.End = r.rss(ctx)
-	return rep, nil
 }
 
 // restartAndVerify restarts the (dead) server on the same data directory, waits until it
 // is ready, checks every acknowledged write and restarts the clock.
 func (r *runner) restartAndVerify(ctx context.Context, cyc *CycleReport, cr *CrashReport, when string) error {
 	t := time.Now()
-	if err := r.srv.start(ctx); err != nil {
+	if err := r.srv.Start(ctx); err != nil {
 		return fmt.Errorf("restart %s: %w", when, err)
 	}
-	r.connectWith(r.srv.url(), r.admin.stats, r.c.stats)
+	r.connectWith(r.srv.URL(), r.admin.Stats(), r.c.Stats())
 	rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	if err := r.admin.waitReady(rctx); err != nil {
+	if err := r.admin.WaitReady(rctx); err != nil {
 		return fmt.Errorf("restart %s: %w", when, err)
 	}
 	cyc.RecoverySec = time.Since(t).Seconds()
@@ -213,16 +214,16 @@ func (r *runner) restartAndVerify(ctx context.Context, cyc *CycleReport, cr *Cra
 	} else {
 		r.cfg.Log("%s: recovered in %.2fs, all acknowledged writes present (%d finishes, %d skips checked)", when, cyc.RecoverySec, ir.AckedFinishes, ir.AckedSkips)
 	}
-	if _, err := r.admin.clock(ctx, "unpause"); err != nil { // with clock_sync off it comes back paused
+	if _, err := r.admin.SetClock(ctx, "unpause"); err != nil { // with clock_sync off it comes back paused
 		return fmt.Errorf("unpause %s: %w", when, err)
 	}
 	return nil
 }
 
 // connectWith binds the clients to base keeping the given stats.
-func (r *runner) connectWith(base string, setupStats, runStats *Stats) {
+func (r *runner) connectWith(base string, setupStats, runStats *stats.Routes) {
 	r.connect(base, setupStats)
-	r.c = r.admin.withStats(runStats)
+	r.c = r.admin.WithStats(runStats)
 }
 
 // creator is an admin adding projects and judges one by one until stop; it returns
@@ -236,7 +237,7 @@ func (r *runner) creator(stop <-chan struct{}, prefix string) int64 {
 			var out struct {
 				ID string `json:"id"`
 			}
-			if r.c.do(ctx, "POST", "/api/project/new", "/api/project/new", asAdmin, map[string]any{"name": name, "description": "added during the crash run"}, &out) == nil && out.ID != "" {
+			if r.c.Do(ctx, "POST", "/api/project/new", "/api/project/new", client.AsAdmin, map[string]any{"name": name, "description": "added during the crash run"}, &out) == nil && out.ID != "" {
 				r.lg.addProject(out.ID, name)
 				n++
 			}
@@ -247,7 +248,7 @@ func (r *runner) creator(stop <-chan struct{}, prefix string) int64 {
 		var out struct {
 			ID string `json:"id"`
 		}
-		if r.c.do(ctx, "POST", "/api/judge/new", "/api/judge/new", asAdmin, map[string]any{"name": name, "email": email, "notes": "", "no_send": true}, &out) == nil && out.ID != "" {
+		if r.c.Do(ctx, "POST", "/api/judge/new", "/api/judge/new", client.AsAdmin, map[string]any{"name": name, "email": email, "notes": "", "no_send": true}, &out) == nil && out.ID != "" {
 			r.lg.addJudge(&judgeRec{id: out.ID, name: name, email: email})
 			n++
 		}
