@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"podium/persist/store"
 )
 
 // A backup file is gzip-compressed JSON: a header line with the format, the journal
@@ -164,7 +165,7 @@ func Restore(file, dir string, log zerolog.Logger) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	st, err := OpenStore(dir, log)
+	st, err := store.Open(dir, log)
 	if err != nil {
 		return err
 	}

@@ -7,13 +7,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	"github.com/rs/zerolog"
 
 	"podium/engine"
+	"podium/persist/store"
 )
 
 // BenchmarkJournaledCommands measures commands per second through the writer with a
@@ -46,88 +46,6 @@ func BenchmarkJournaledCommands(b *testing.B) {
 			}
 			wg.Wait()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cmds/s")
-		})
-	}
-}
-
-// BenchmarkJournalAppend measures one Append (one pwrite and one fdatasync) of 1 or 16
-// records of 200 bytes, the group commit of a quiet and of a busy event. Segments of
-// 16 MiB are created as the journal fills (their preallocation is included).
-//
-//	go test ./persist -run '^$' -bench JournalAppend -benchtime 5000x
-func BenchmarkJournalAppend(b *testing.B) {
-	for _, records := range []int{1, 16} {
-		b.Run(fmt.Sprintf("records=%d", records), func(b *testing.B) {
-			j, err := OpenJournal(b.TempDir(), JournalOptions{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer j.Close()
-			benchAppends(b, j, records)
-		})
-	}
-}
-
-// benchAppends times b.N Appends of records records of 200 bytes each.
-func benchAppends(b *testing.B, j *Journal, records int) {
-	data := make([]byte, 200)
-	for i := range data {
-		data[i] = byte('a' + i%26)
-	}
-	batch := make([]JournalEntry, records)
-	next := uint64(1)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for k := range batch {
-			batch[k] = JournalEntry{Index: next, Data: data}
-			next++
-		}
-		if err := j.Append(batch); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkJournalAppendDuringSnapshots measures a 16-record Append (one fdatasync)
-// while snapshots of 24 MiB are written to Badger in a loop (50 ms apart), against the
-// same without snapshots: how much a snapshot's writes slow the journal down.
-//
-//	go test ./persist -run '^$' -bench JournalAppendDuringSnapshots -benchtime 20000x
-func BenchmarkJournalAppendDuringSnapshots(b *testing.B) {
-	for _, snapshots := range []bool{false, true} {
-		b.Run(fmt.Sprintf("snapshots=%v", snapshots), func(b *testing.B) {
-			dir := b.TempDir()
-			j, err := OpenJournal(dir+"/journal", JournalOptions{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer j.Close()
-			st, err := OpenStore(dir, zerolog.Nop())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			snap := snapData(7, 24<<20)
-			stop := make(chan struct{})
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				for seq := uint64(1); snapshots; seq++ {
-					select {
-					case <-stop:
-						return
-					case <-time.After(50 * time.Millisecond):
-					}
-					if _, err := st.WriteSnapshotFrom(func(w io.Writer) error { _, err := w.Write(snap); return err }, seq, 0); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			}()
-			benchAppends(b, j, 16)
-			b.StopTimer()
-			close(stop)
-			<-done
 		})
 	}
 }
@@ -199,7 +117,7 @@ func benchSnapStore(b *testing.B, kind string) (raft.SnapshotStore, func()) {
 		}
 		return fs, func() {}
 	}
-	st, err := OpenStore(dir, zerolog.Nop())
+	st, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
 		b.Fatal(err)
 	}

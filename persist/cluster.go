@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"podium/engine"
+	"podium/persist/store"
 )
 
 // ErrNoLeader is returned for a change when the cluster has had no leader for 5 s
@@ -135,7 +136,7 @@ func openCluster(dir string, opts Options) (*Node, error) {
 	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hlevel, Output: c.log})
 	// Raft snapshots live in the node's Badger store (cluster_snapshots.go), like a
 	// single node's snapshots.
-	if n.st, err = openStoreFor(dir, opts.Log); err != nil {
+	if n.st, err = store.OpenForNode(dir, opts.Log); err != nil {
 		c.logs.Close()
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"podium/engine"
+	"podium/persist/internal/disk"
 )
 
 // clusterEntry is the data of one raft log entry: a stamped command with the request id
@@ -241,7 +242,7 @@ type fsmSnapshot struct {
 
 func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 	t0 := time.Now()
-	cw := &countingWriter{w: sink}
+	cw := &disk.CountingWriter{W: sink}
 	bw := bufio.NewWriterSize(cw, 1<<20)
 	hdr, err := json.Marshal(s.h)
 	if err == nil {
@@ -260,19 +261,8 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 	if err := sink.Close(); err != nil {
 		return err
 	}
-	s.obs.SnapshotWritten(cw.n, time.Since(t0))
+	s.obs.SnapshotWritten(cw.N, time.Since(t0))
 	return nil
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += n
-	return n, err
 }
 
 func (s *fsmSnapshot) Release() {}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
+	"podium/persist/journal"
 )
 
 // journalLog is raft's LogStore on Podium's journal (§8): every StoreLogs call is one
@@ -17,7 +18,7 @@ import (
 // A record holds: term (8 bytes LE), type (1), appended-at unix ns (8), extensions
 // length (4), extensions, data.
 type journalLog struct {
-	j   *Journal
+	j   *journal.Journal
 	obs Observer
 	// failed is set while the last write failed (disk full, I/O error): the node reports
 	// not-ready until a write succeeds again.
@@ -27,7 +28,7 @@ type journalLog struct {
 const logHeader = 8 + 1 + 8 + 4
 
 func openRaftLog(dir string, opts Options) (*journalLog, error) {
-	j, err := OpenJournal(dir, JournalOptions{SegmentSize: opts.SegmentSize, Log: opts.Log})
+	j, err := journal.Open(dir, journal.Options{SegmentSize: opts.SegmentSize, Log: opts.Log})
 	if err != nil {
 		return nil, fmt.Errorf("raft log: %w", err)
 	}
@@ -46,7 +47,7 @@ func (l *journalLog) LastIndex() (uint64, error)  { return l.j.LastIndex(), nil 
 
 func (l *journalLog) GetLog(index uint64, out *raft.Log) error {
 	b, err := l.j.Get(index)
-	if errors.Is(err, ErrJournalNotFound) {
+	if errors.Is(err, journal.ErrNotFound) {
 		return raft.ErrLogNotFound
 	}
 	if err != nil {
@@ -97,9 +98,9 @@ func (l *journalLog) StoreLog(log *raft.Log) error { return l.StoreLogs([]*raft.
 
 // StoreLogs appends the entries with one write and one fdatasync.
 func (l *journalLog) StoreLogs(logs []*raft.Log) error {
-	entries := make([]JournalEntry, len(logs))
+	entries := make([]journal.Entry, len(logs))
 	for i, lg := range logs {
-		entries[i] = JournalEntry{Index: lg.Index, Data: encodeRaftLog(lg)}
+		entries[i] = journal.Entry{Index: lg.Index, Data: encodeRaftLog(lg)}
 	}
 	t0 := time.Now()
 	err := l.j.Append(entries)

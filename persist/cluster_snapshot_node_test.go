@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"podium/engine"
+	"podium/persist/store"
 )
 
 func judgeCount(n *Node) int {
@@ -134,7 +135,7 @@ func TestClusterNodeImportsFileSnapshot(t *testing.T) {
 
 	// Make it the earlier version's directory: the snapshot in raft's file store, no
 	// Badger.
-	st, err := OpenStore(dir, zerolog.Nop())
+	st, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/hashicorp/raft"
 	"github.com/rs/zerolog"
+	"podium/persist/internal/disk"
+	"podium/persist/store"
 )
 
 // Raft snapshots live in the node's Badger store (the one store.go opens), streamed in
@@ -72,11 +74,11 @@ type raftSnapMeta struct {
 }
 
 // badgerSnapshots is raft's SnapshotStore on the node's Badger store. Every Badger
-// access goes through the Store's snapMu (the store may be reopened writable when a
+// access goes through the Store's lock (the store may be reopened writable when a
 // full disk gets room again), and writes only happen while the store's room check
 // passes, so a full disk is a sink error, never a SIGBUS.
 type badgerSnapshots struct {
-	st     *Store
+	st     *store.Store
 	retain int
 	log    zerolog.Logger
 
@@ -89,16 +91,14 @@ type badgerSnapshots struct {
 
 // newBadgerSnapshots opens the raft snapshot store on st and deletes what unfinished
 // snapshots left behind (and snapshots beyond the retained ones) when st is writable.
-func newBadgerSnapshots(st *Store, retain int, log zerolog.Logger) (*badgerSnapshots, error) {
+func newBadgerSnapshots(st *store.Store, retain int, log zerolog.Logger) (*badgerSnapshots, error) {
 	s := &badgerSnapshots{st: st, retain: retain, log: log, open: map[uint64]int{}, doomed: map[uint64]bool{}}
 	metas, err := s.all()
 	if err != nil {
 		return nil, err
 	}
 	if len(metas) > 0 { // the room check before the next snapshot counts on its size
-		st.snapMu.Lock()
-		st.lastSize = metas[0].Size
-		st.snapMu.Unlock()
+		st.NoteSnapshotSize(metas[0].Size)
 	}
 	listed := make(map[uint64]bool, len(metas))
 	for _, m := range metas {
@@ -141,31 +141,12 @@ func newBadgerSnapshots(st *Store, retain int, log zerolog.Logger) (*badgerSnaps
 }
 
 // view runs fn in a read transaction (an empty view when the store has no database).
-func (s *badgerSnapshots) view(fn func(txn *badger.Txn) error) error {
-	s.st.snapMu.Lock()
-	defer s.st.snapMu.Unlock()
-	if s.st.db == nil {
-		return nil
-	}
-	return s.st.db.View(fn)
-}
+func (s *badgerSnapshots) view(fn func(txn *badger.Txn) error) error { return s.st.View(fn) }
 
-// update runs fn in a write transaction when the filesystem has room: minFree, plus
-// twice the last snapshot's size when starting one (need).
-func (s *badgerSnapshots) update(need int64, fn func(txn *badger.Txn) error) error {
-	s.st.snapMu.Lock()
-	defer s.st.snapMu.Unlock()
-	if err := s.st.writableLocked(need); err != nil {
-		return err
-	}
-	return s.st.db.Update(fn)
-}
+// update runs fn in a write transaction when the filesystem has room.
+func (s *badgerSnapshots) update(fn func(txn *badger.Txn) error) error { return s.st.Update(fn) }
 
-func (s *badgerSnapshots) writable() bool {
-	s.st.snapMu.Lock()
-	defer s.st.snapMu.Unlock()
-	return s.st.writableLocked(0) == nil
-}
+func (s *badgerSnapshots) writable() bool { return s.st.Writable(false) == nil }
 
 // all returns every complete snapshot, newest first (as raft orders them: term, index).
 func (s *badgerSnapshots) all() ([]*raftSnapMeta, error) {
@@ -225,10 +206,7 @@ func (s *badgerSnapshots) Create(version raft.SnapshotVersion, index, term uint6
 	if version != 1 {
 		return nil, fmt.Errorf("unsupported raft snapshot version %d", version)
 	}
-	s.st.snapMu.Lock()
-	err := s.st.writableLocked(s.st.lastSize)
-	s.st.snapMu.Unlock()
-	if err != nil {
+	if err := s.st.Writable(true); err != nil {
 		return nil, fmt.Errorf("raft snapshot: %w", err)
 	}
 	s.mu.Lock()
@@ -314,7 +292,7 @@ func (s *badgerSnapshots) reap() {
 	}
 	s.mu.Lock()
 	for _, m := range metas[s.retain:] {
-		if err := s.update(0, func(txn *badger.Txn) error { return txn.Delete(raftMetaKey(m.Key)) }); err != nil {
+		if err := s.update(func(txn *badger.Txn) error { return txn.Delete(raftMetaKey(m.Key)) }); err != nil {
 			s.log.Warn().Err(err).Str("id", m.ID).Msg("could not delete an old raft snapshot")
 			continue
 		}
@@ -328,7 +306,7 @@ func (s *badgerSnapshots) reap() {
 	if s.gcBusy.CompareAndSwap(false, true) {
 		go func() {
 			defer s.gcBusy.Store(false)
-			s.st.collectGarbage()
+			s.st.CollectGarbage()
 		}()
 	}
 }
@@ -338,14 +316,9 @@ func (s *badgerSnapshots) reap() {
 // that a compaction has seen deleted; plain deletes stay in the memtable for a long
 // time, so the value log would only grow. DropPrefix flushes the memtable and compacts
 // the prefix away, which records the dropped values for the GC (reap runs it). It blocks
-// Badger writes while it runs: every write here holds snapMu, as this does.
+// Badger writes while it runs: every write here holds the store's lock, as this does.
 func (s *badgerSnapshots) deleteChunks(key uint64) error {
-	s.st.snapMu.Lock()
-	defer s.st.snapMu.Unlock()
-	if err := s.st.writableLocked(0); err != nil {
-		return err
-	}
-	return s.st.db.DropPrefix(raftChunkPrefix(key))
+	return s.st.DropPrefix(raftChunkPrefix(key))
 }
 
 // badgerSink writes a snapshot chunk by chunk; Close writes its metadata.
@@ -386,13 +359,13 @@ func (k *badgerSink) flush() error {
 	if len(data) == 0 {
 		return nil
 	}
-	binary.BigEndian.PutUint32(k.buf, crc32.Checksum(data, crcTable))
+	binary.BigEndian.PutUint32(k.buf, crc32.Checksum(data, disk.CRCTable))
 	key := raftChunkKey(k.meta.Key, k.meta.Chunks)
-	if err := k.s.update(0, func(txn *badger.Txn) error { return txn.Set(key, k.buf) }); err != nil {
+	if err := k.s.update(func(txn *badger.Txn) error { return txn.Set(key, k.buf) }); err != nil {
 		k.err = fmt.Errorf("write raft snapshot chunk: %w", err)
 		return k.err
 	}
-	k.meta.CRC = crc32.Update(k.meta.CRC, crcTable, data)
+	k.meta.CRC = crc32.Update(k.meta.CRC, disk.CRCTable, data)
 	k.meta.Size += int64(len(data))
 	k.meta.Chunks++
 	k.buf = k.buf[:4] // Badger needs the value only until the transaction commits
@@ -413,7 +386,7 @@ func (k *badgerSink) Close() error {
 	if err == nil {
 		var mb []byte
 		if mb, err = json.Marshal(k.meta); err == nil {
-			err = k.s.update(0, func(txn *badger.Txn) error { return txn.Set(raftMetaKey(k.meta.Key), mb) })
+			err = k.s.update(func(txn *badger.Txn) error { return txn.Set(raftMetaKey(k.meta.Key), mb) })
 		}
 	}
 	if err != nil {
@@ -422,9 +395,7 @@ func (k *badgerSink) Close() error {
 		}
 		return fmt.Errorf("raft snapshot %s: %w", k.meta.ID, err)
 	}
-	k.s.st.snapMu.Lock()
-	k.s.st.lastSize = k.meta.Size
-	k.s.st.snapMu.Unlock()
+	k.s.st.NoteSnapshotSize(k.meta.Size)
 	k.s.reap()
 	return nil
 }
@@ -496,11 +467,11 @@ func (r *badgerSnapReader) load() error {
 	if err != nil {
 		return fmt.Errorf("raft snapshot %s chunk %d: %w", r.m.ID, n, err)
 	}
-	if len(v) < 4 || binary.BigEndian.Uint32(v) != crc32.Checksum(v[4:], crcTable) {
+	if len(v) < 4 || binary.BigEndian.Uint32(v) != crc32.Checksum(v[4:], disk.CRCTable) {
 		return fmt.Errorf("raft snapshot %s is damaged: chunk %d fails its checksum", r.m.ID, n)
 	}
 	data := v[4:]
-	r.crc = crc32.Update(r.crc, crcTable, data)
+	r.crc = crc32.Update(r.crc, disk.CRCTable, data)
 	r.size += int64(len(data))
 	r.next++
 	if r.next == r.m.Chunks && (r.size != r.m.Size || r.crc != r.m.CRC) {

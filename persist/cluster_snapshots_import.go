@@ -1,23 +1,22 @@
 package persist
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	"github.com/rs/zerolog"
+	"podium/persist/store"
 )
 
 // openRaftSnapshots returns a cluster node's raft snapshot store: Badger, after
 // importing the newest file snapshot of a data directory from an earlier version. When
 // that import fails (a full disk, a damaged file) the node uses the file store for this
 // run, as the earlier version did, and the import is tried again at the next start.
-func openRaftSnapshots(st *Store, old string, hl hclog.Logger, log zerolog.Logger) (raft.SnapshotStore, error) {
+func openRaftSnapshots(st *store.Store, old string, hl hclog.Logger, log zerolog.Logger) (raft.SnapshotStore, error) {
 	s, err := newBadgerSnapshots(st, raftSnapRetain, log)
 	if err != nil {
 		return nil, err
@@ -96,14 +95,10 @@ func importFileSnapshots(s *badgerSnapshots, old string, hl hclog.Logger, log ze
 // RaftSnapshots lists the raft snapshots kept in a stopped cluster node's data
 // directory, newest first (for tests and operators; the node must not be running).
 func RaftSnapshots(dir string) ([]*raft.SnapshotMeta, error) {
-	if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	db, err := openBadger(dir, zerolog.Nop(), true)
-	if err != nil {
+	st, err := store.OpenReadOnly(dir)
+	if err != nil || st == nil {
 		return nil, err
 	}
-	st := &Store{dir: dir, log: zerolog.Nop(), db: db, ro: true, freeSpace: freeBytes}
 	defer st.Close()
 	s := &badgerSnapshots{st: st, retain: raftSnapRetain, log: zerolog.Nop()}
 	return s.List()

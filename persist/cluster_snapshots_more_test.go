@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	"github.com/rs/zerolog"
+	"podium/persist/store"
 )
 
 func TestRaftSnapshotsImportFileStore(t *testing.T) {
@@ -29,7 +30,7 @@ func TestRaftSnapshotsImportFileStore(t *testing.T) {
 	newest := snapData(11, 2*raftChunkSize+77)
 	writeSnap(t, fs, 90, 3, newest)
 
-	st, err := OpenStore(dir, zerolog.Nop())
+	st, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestRaftSnapshotsImportFileStore(t *testing.T) {
 	if err := os.Rename(old+".migrated", old); err != nil {
 		t.Fatal(err)
 	}
-	st, err = OpenStore(dir, zerolog.Nop())
+	st, err = store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,12 +87,12 @@ func TestRaftSnapshotsImportFallsBackOnFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := writeSnap(t, fs, 40, 2, snapData(12, 100))
-	st, err := OpenStore(dir, zerolog.Nop())
+	st, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	st.freeSpace = func(string) (int64, error) { return 0, nil }
+	st.SetFreeSpace(func(string) (int64, error) { return 0, nil })
 	ss, err := openRaftSnapshots(st, old, hclog.NewNullLogger(), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
@@ -102,11 +103,8 @@ func TestRaftSnapshotsImportFallsBackOnFullDisk(t *testing.T) {
 	if l, _ := ss.List(); len(l) != 1 || l[0].ID != id {
 		t.Fatalf("file store lists %v", l)
 	}
-	st.freeSpace = func(string) (int64, error) { return 1 << 40, nil }
-	st.snapMu.Lock()
-	leftover := st.db != nil
-	st.snapMu.Unlock()
-	if leftover && countRaftKeys(t, st, prefixRaftMeta) != 0 {
+	st.SetFreeSpace(func(string) (int64, error) { return 1 << 40, nil })
+	if countRaftKeys(t, st, prefixRaftMeta) != 0 {
 		t.Fatal("a failed import is listed in Badger")
 	}
 }
@@ -121,7 +119,7 @@ func TestRaftSnapshotsSpaceReclaimed(t *testing.T) {
 	for i := 0; i < n; i++ {
 		writeSnap(t, s, uint64(i+1), 1, data)
 	}
-	st.collectGarbage() // also runs in the background after each snapshot
+	st.CollectGarbage() // also runs in the background after each snapshot
 	st.Close()
 	var vlog int64
 	ents, _ := os.ReadDir(dir)
@@ -150,7 +148,7 @@ func TestRaftSnapshotsSpaceReclaimed(t *testing.T) {
 // The single node's snapshots give their space back the same way.
 func TestSnapshotSpaceReclaimed(t *testing.T) {
 	dir := t.TempDir()
-	st, err := OpenStore(dir, zerolog.Nop())
+	st, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +159,7 @@ func TestSnapshotSpaceReclaimed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st.collectGarbage() // the node runs it every 10 minutes
+	st.CollectGarbage() // the node runs it every 10 minutes
 	st.Close()
 	var vlog int64
 	ents, _ := os.ReadDir(dir)
@@ -174,12 +172,12 @@ func TestSnapshotSpaceReclaimed(t *testing.T) {
 	if vlog > 128<<20 {
 		t.Fatalf("value log holds %d MiB after %d snapshots of 8 MiB with 1 kept", vlog>>20, n)
 	}
-	st, err = OpenStore(dir, zerolog.Nop())
+	st, err = store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	got, ptr, found, err := st.loadSnapshot()
+	got, ptr, found, err := st.LoadSnapshot()
 	if err != nil || !found || ptr.Seq != n || !bytes.Equal(got, data) {
 		t.Fatalf("snapshot after the GC: seq %d found %v err %v", ptr.Seq, found, err)
 	}
@@ -190,7 +188,7 @@ func TestSnapshotSpaceReclaimed(t *testing.T) {
 // before it is intact.
 func TestRaftSnapshotsKilledMidWrite(t *testing.T) {
 	if dir := os.Getenv("PODIUM_TEST_SNAPKILL_DIR"); dir != "" {
-		st, err := OpenStore(dir, zerolog.Nop())
+		st, err := store.Open(dir, zerolog.Nop())
 		if err != nil {
 			panic(err)
 		}
@@ -228,7 +226,7 @@ func TestRaftSnapshotsKilledMidWrite(t *testing.T) {
 		t.Fatalf("child: %q %v", line, err)
 	}
 	// The chunks written before the kill are there (fsynced), unlisted.
-	raw, err := OpenStore(dir, zerolog.Nop())
+	raw, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

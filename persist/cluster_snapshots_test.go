@@ -12,6 +12,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/hashicorp/raft"
 	"github.com/rs/zerolog"
+	"podium/persist/store"
 )
 
 // Raft snapshots in Badger (cluster_snapshots.go): the store's contract as raft uses it.
@@ -21,9 +22,9 @@ var testConf = raft.Configuration{Servers: []raft.Server{
 	{Suffrage: raft.Voter, ID: "n2", Address: "127.0.0.1:7002"},
 }}
 
-func openTestSnapshots(t *testing.T, dir string) (*Store, *badgerSnapshots) {
+func openTestSnapshots(t *testing.T, dir string) (*store.Store, *badgerSnapshots) {
 	t.Helper()
-	st, err := OpenStore(dir, zerolog.Nop())
+	st, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +44,9 @@ func snapData(seed uint64, size int) []byte {
 	}
 	return b
 }
+
+// storeMinFree is the free space the snapshot store wants before it writes (store.minFree).
+const storeMinFree = 128 << 20
 
 // testTrans is what raft's file store needs to encode the (deprecated) peers.
 var _, testTrans = raft.NewInmemTransport("")
@@ -78,10 +82,10 @@ func readSnap(s raft.SnapshotStore, id string) (*raft.SnapshotMeta, []byte, erro
 }
 
 // countKeys counts the keys under a prefix.
-func countRaftKeys(t *testing.T, st *Store, prefix []byte) int {
+func countRaftKeys(t *testing.T, st *store.Store, prefix []byte) int {
 	t.Helper()
 	n := 0
-	if err := st.db.View(func(txn *badger.Txn) error {
+	if err := st.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
@@ -260,7 +264,7 @@ func TestRaftSnapshotsDamageDetected(t *testing.T) {
 	key, _ := keyOf(id)
 	get := func(n int) []byte {
 		var v []byte
-		if err := st.db.View(func(txn *badger.Txn) error {
+		if err := st.View(func(txn *badger.Txn) error {
 			item, err := txn.Get(raftChunkKey(key, n))
 			if err == nil {
 				v, err = item.ValueCopy(nil)
@@ -272,7 +276,7 @@ func TestRaftSnapshotsDamageDetected(t *testing.T) {
 		return v
 	}
 	set := func(n int, v []byte) {
-		if err := st.db.Update(func(txn *badger.Txn) error { return txn.Set(raftChunkKey(key, n), v) }); err != nil {
+		if err := st.Update(func(txn *badger.Txn) error { return txn.Set(raftChunkKey(key, n), v) }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -299,7 +303,7 @@ func TestRaftSnapshotsDamageDetected(t *testing.T) {
 	mustFail("a truncated chunk")
 
 	set(2, c2)
-	if err := st.db.Update(func(txn *badger.Txn) error { return txn.Delete(raftChunkKey(key, 2)) }); err != nil {
+	if err := st.Update(func(txn *badger.Txn) error { return txn.Delete(raftChunkKey(key, 2)) }); err != nil {
 		t.Fatal(err)
 	}
 	mustFail("a missing chunk")
@@ -328,10 +332,10 @@ func TestRaftSnapshotsFullDisk(t *testing.T) {
 	st, s := openTestSnapshots(t, dir)
 	prev := writeSnap(t, s, 10, 1, snapData(5, 1000))
 	var free int64 = 1 << 40
-	st.freeSpace = func(string) (int64, error) { return free, nil }
+	st.SetFreeSpace(func(string) (int64, error) { return free, nil })
 
 	// No room at the start: Create fails, raft keeps the previous snapshot.
-	free = minFree - 1
+	free = storeMinFree - 1
 	if _, err := s.Create(1, 20, 1, testConf, 3, nil); err == nil {
 		t.Fatal("Create on a full disk succeeded")
 	}
@@ -344,7 +348,7 @@ func TestRaftSnapshotsFullDisk(t *testing.T) {
 	if _, err := sink.Write(snapData(6, raftChunkSize+10)); err != nil {
 		t.Fatal(err)
 	}
-	free = minFree - 1
+	free = storeMinFree - 1
 	if _, err := sink.Write(snapData(7, raftChunkSize)); err == nil {
 		t.Fatal("write on a full disk succeeded")
 	}

@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"podium/persist/internal/disk"
 	"sync"
 )
 
@@ -100,7 +101,7 @@ func (s *fileStable) create(legacy string) (*fileStable, error) {
 		return nil, fmt.Errorf("raft stable store: %w", err)
 	}
 	s.f = f
-	err = preallocate(f, 2*stableSlot)
+	err = disk.Preallocate(f, 2*stableSlot)
 	if err == nil {
 		err = s.write() // slot 1, generation 1
 	}
@@ -108,7 +109,7 @@ func (s *fileStable) create(legacy string) (*fileStable, error) {
 		err = os.Rename(tmp, s.path)
 	}
 	if err == nil {
-		err = syncDir(filepath.Dir(s.path))
+		err = disk.SyncDir(filepath.Dir(s.path))
 	}
 	if err != nil {
 		f.Close()
@@ -126,7 +127,7 @@ func decodeStableSlot(b []byte) (map[string][]byte, uint64, bool) {
 	if n <= 0 || n > stableSlot-stableHead {
 		return nil, 0, false
 	}
-	if crc32.Checksum(b[4:stableHead+n], crcTable) != binary.LittleEndian.Uint32(b) {
+	if crc32.Checksum(b[4:stableHead+n], disk.CRCTable) != binary.LittleEndian.Uint32(b) {
 		return nil, 0, false
 	}
 	kv := map[string][]byte{}
@@ -150,11 +151,11 @@ func (s *fileStable) write() error {
 	binary.LittleEndian.PutUint32(b[4:], uint32(len(data)))
 	binary.LittleEndian.PutUint64(b[8:], gen)
 	copy(b[stableHead:], data)
-	binary.LittleEndian.PutUint32(b, crc32.Checksum(b[4:stableHead+len(data)], crcTable))
+	binary.LittleEndian.PutUint32(b, crc32.Checksum(b[4:stableHead+len(data)], disk.CRCTable))
 	if _, err := s.f.WriteAt(b, int64(gen%2)*stableSlot); err != nil {
 		return fmt.Errorf("raft stable store: %w", err)
 	}
-	if err := fdatasync(s.f); err != nil {
+	if err := disk.Fdatasync(s.f); err != nil {
 		return fmt.Errorf("raft stable store: %w", err)
 	}
 	s.gen = gen

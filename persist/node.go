@@ -15,6 +15,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"podium/engine"
+	"podium/persist/journal"
+	"podium/persist/store"
 )
 
 // ErrReadOnly is returned for every change after the journal could not be written.
@@ -75,8 +77,8 @@ type Node struct {
 	dir  string
 	eng  *engine.Engine
 	cl   *cluster // nil in single-node mode
-	st   *Store
-	j    *Journal
+	st   *store.Store
+	j    *journal.Journal
 	opts Options
 	log  zerolog.Logger
 
@@ -169,11 +171,11 @@ func Open(dir string, opts Options) (*Node, error) {
 	}
 	// The journal first: when it is corrupt, startup stops before Badger (which writes
 	// when it opens) has touched the directory.
-	j, err := OpenJournal(JournalDir(dir), JournalOptions{SegmentSize: opts.SegmentSize, Log: opts.Log})
+	j, err := journal.Open(JournalDir(dir), journal.Options{SegmentSize: opts.SegmentSize, Log: opts.Log})
 	if err != nil {
 		return nil, err
 	}
-	st, err := openStoreFor(dir, opts.Log)
+	st, err := store.OpenForNode(dir, opts.Log)
 	if err != nil {
 		j.Close()
 		return nil, err
@@ -192,7 +194,7 @@ func Open(dir string, opts Options) (*Node, error) {
 		st.Close()
 		return nil, err
 	}
-	if k, err := st.dropOrphanSnapshots(); err != nil {
+	if k, err := st.DropOrphanSnapshots(); err != nil {
 		n.log.Warn().Err(err).Msg("could not drop snapshots that are no longer current (they only take space)")
 	} else if k > 0 {
 		n.log.Info().Int("snapshots", k).Msg("dropped snapshots that are no longer current (replaced ones the last run had not dropped yet, or an interrupted write)")
@@ -221,7 +223,7 @@ func JournalDir(dir string) string { return filepath.Join(dir, "journal") }
 // recover loads the latest snapshot and replays the journal after it.
 func (n *Node) recover() error {
 	start := time.Now()
-	data, ptr, found, err := n.st.loadSnapshot()
+	data, ptr, found, err := n.st.LoadSnapshot()
 	if err != nil {
 		return fmt.Errorf("recovery: %w", err)
 	}
@@ -517,7 +519,7 @@ func (n *Node) gcLoop() {
 	for {
 		select {
 		case <-t.C:
-			n.st.collectGarbage()
+			n.st.CollectGarbage()
 		case <-n.quit:
 			return
 		}
@@ -570,7 +572,7 @@ func (n *Node) maybeSnapshot(force bool) {
 // writeSnapshot encodes and stores a snapshot (streamed: see Store.WriteSnapshotFrom).
 func (n *Node) writeSnapshot(encode func(io.Writer) error, seq uint64, savedAt int64) error {
 	t0 := time.Now()
-	size, err := n.st.writeSnapshotEnc(encode, seq, savedAt, snapEncS2)
+	size, err := n.st.WriteSnapshotFrom(encode, seq, savedAt)
 	n.snapNotBefore.Store(t0.Add(snapSpacing * time.Since(t0)).UnixNano())
 	if err != nil {
 		n.log.Error().Err(err).Msg("snapshot not written; the previous snapshot and the journal after it stay in use")

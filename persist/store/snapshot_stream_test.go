@@ -1,4 +1,4 @@
-package persist
+package store
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 // 1 MiB chunks and reads back byte for byte (size and checksum included); a snapshot
 // whose encoding fails leaves the previous one current and no chunks behind.
 func TestStreamedSnapshotChunks(t *testing.T) {
-	st, err := OpenStore(t.TempDir(), zerolog.Nop())
+	st, err := Open(t.TempDir(), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,11 +23,11 @@ func TestStreamedSnapshotChunks(t *testing.T) {
 	for i := range want {
 		want[i] = byte(i*7 + i/1000)
 	}
-	size, err := st.WriteSnapshotFrom(writeInPieces(want, 777), 10, 1)
+	size, err := st.writeSnapshotPlain(writeInPieces(want, 777), 10, 1)
 	if err != nil || size != len(want) {
 		t.Fatalf("write: size %d err %v", size, err)
 	}
-	got, ptr, found, err := st.loadSnapshot()
+	got, ptr, found, err := st.LoadSnapshot()
 	if err != nil || !found || !bytes.Equal(got, want) {
 		t.Fatalf("read back: found %v err %v equal %v", found, err, bytes.Equal(got, want))
 	}
@@ -37,7 +37,7 @@ func TestStreamedSnapshotChunks(t *testing.T) {
 
 	// A failing encoder after more than one chunk.
 	boom := errors.New("disk full")
-	_, err = st.WriteSnapshotFrom(func(w io.Writer) error {
+	_, err = st.writeSnapshotPlain(func(w io.Writer) error {
 		if _, err := w.Write(make([]byte, snapChunkSize+1)); err != nil {
 			return err
 		}
@@ -46,7 +46,7 @@ func TestStreamedSnapshotChunks(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("failed encode: err %v", err)
 	}
-	got, ptr, _, err = st.loadSnapshot()
+	got, ptr, _, err = st.LoadSnapshot()
 	if err != nil || ptr.Seq != 10 || !bytes.Equal(got, want) {
 		t.Fatalf("previous snapshot not current after a failed one: %+v %v", ptr, err)
 	}
@@ -55,10 +55,10 @@ func TestStreamedSnapshotChunks(t *testing.T) {
 	}
 
 	// An empty snapshot is one empty chunk.
-	if _, err := st.WriteSnapshotFrom(func(io.Writer) error { return nil }, 30, 3); err != nil {
+	if _, err := st.writeSnapshotPlain(func(io.Writer) error { return nil }, 30, 3); err != nil {
 		t.Fatal(err)
 	}
-	got, ptr, _, err = st.loadSnapshot()
+	got, ptr, _, err = st.LoadSnapshot()
 	if err != nil || ptr.Chunks != 1 || len(got) != 0 {
 		t.Fatalf("empty snapshot: %+v %d bytes %v", ptr, len(got), err)
 	}
@@ -86,7 +86,7 @@ func countKeys(t *testing.T, st *Store, prefix []byte) int {
 // snapshot is stored as full 1 MiB chunks and one shorter last chunk (one empty chunk
 // when empty) and reads back byte for byte.
 func TestSnapshotChunkGroups(t *testing.T) {
-	st, err := OpenStore(t.TempDir(), zerolog.Nop())
+	st, err := Open(t.TempDir(), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +97,10 @@ func TestSnapshotChunkGroups(t *testing.T) {
 		for k := range want {
 			want[k] = byte(k*13 + k/4096 + i)
 		}
-		if _, err := st.WriteSnapshotFrom(writeInPieces(want, 300_001), uint64(i+1), 1); err != nil {
+		if _, err := st.writeSnapshotPlain(writeInPieces(want, 300_001), uint64(i+1), 1); err != nil {
 			t.Fatalf("size %d: %v", size, err)
 		}
-		got, ptr, found, err := st.loadSnapshot()
+		got, ptr, found, err := st.LoadSnapshot()
 		if err != nil || !found || !bytes.Equal(got, want) {
 			t.Fatalf("size %d: read back: found %v err %v equal %v", size, found, err, bytes.Equal(got, want))
 		}

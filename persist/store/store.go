@@ -1,7 +1,8 @@
-// Package persist keeps Podium's state durable: a journal of applied commands and
-// periodic snapshots in Badger, the single-writer loop that applies commands with group
-// commit, recovery at startup, and backups.
-package persist
+// Package store is Podium's snapshot store: the Badger database that holds a node's
+// snapshots (a single node's state snapshots and a cluster node's raft snapshots), and
+// in data directories from before the file journal the old journal, read once to
+// migrate it. It knows nothing of the engine or of raft.
+package store
 
 import (
 	"encoding/binary"
@@ -15,6 +16,8 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
+
+	"podium/persist/internal/disk"
 )
 
 // Key layout in Badger:
@@ -28,15 +31,13 @@ var (
 	keySnapPointer = []byte("m/snapshot")
 )
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
-
 const snapChunkSize = 1 << 20
 
 // snapChunksPerTxn chunks go into one Badger transaction (one synced value-log write).
 const snapChunksPerTxn = 4
 
-// snapPointer says which snapshot is current and which journal sequence it covers.
-type snapPointer struct {
+// Pointer says which snapshot is current and which journal sequence it covers.
+type Pointer struct {
 	ID      uint64 `json:"id"`
 	Seq     uint64 `json:"seq"`
 	Chunks  int    `json:"chunks"`
@@ -104,9 +105,9 @@ func snapPrefix(id uint64) []byte {
 	return k
 }
 
-// OpenStore opens (or creates) the Badger database in dir with settings sized for
+// Open opens (or creates) the Badger database in dir with settings sized for
 // Podium's small data and with synchronous writes (every commit is fsynced).
-func OpenStore(dir string, log zerolog.Logger) (*Store, error) {
+func Open(dir string, log zerolog.Logger) (*Store, error) {
 	db, err := openBadger(dir, log, false)
 	if err != nil {
 		return nil, err
@@ -118,12 +119,12 @@ func OpenStore(dir string, log zerolog.Logger) (*Store, error) {
 // Badger write (memtable flushes and compactions write new files through mmap).
 const minFree = 128 << 20
 
-// openStoreFor opens the store for a node: read-write when there is room, otherwise
+// OpenForNode opens the store for a node: read-write when there is room, otherwise
 // read-only (or without a database on a new directory) with a warning.
-func openStoreFor(dir string, log zerolog.Logger) (*Store, error) {
+func OpenForNode(dir string, log zerolog.Logger) (*Store, error) {
 	st := &Store{dir: dir, log: log, freeSpace: freeBytes}
 	if err := st.roomFor(0); err == nil {
-		return OpenStore(dir, log)
+		return Open(dir, log)
 	} else {
 		log.Warn().Err(err).Msg("disk nearly full: the snapshot store opens read-only until space is freed")
 	}
@@ -227,9 +228,9 @@ func (st *Store) Close() error {
 	return db.Close()
 }
 
-// collectGarbage reclaims value-log space left by dropped journal records and old
+// CollectGarbage reclaims value-log space left by dropped journal records and old
 // snapshots, as Badger recommends doing now and then.
-func (st *Store) collectGarbage() {
+func (st *Store) CollectGarbage() {
 	st.snapMu.Lock()
 	defer st.snapMu.Unlock()
 	if st.db == nil || st.ro {
@@ -268,7 +269,7 @@ func partKey(seq uint64, n int) []byte {
 
 func encodeRecord(payload []byte) []byte {
 	b := make([]byte, 5+len(payload))
-	binary.BigEndian.PutUint32(b, crc32.Checksum(payload, crcTable))
+	binary.BigEndian.PutUint32(b, crc32.Checksum(payload, disk.CRCTable))
 	b[4] = recInline
 	copy(b[5:], payload)
 	return b
@@ -279,8 +280,8 @@ func encodeRecord(payload []byte) []byte {
 // maxTxnBytes spans several transactions. It returns how many records (a prefix of recs)
 // are durable: all of them when err is nil, possibly some when it is not.
 //
-// This is the journal of data directories from before the file journal (Journal): the
-// node only reads it, to migrate it; tests use Append to build such directories.
+// This is the journal of data directories from before the file journal (package journal):
+// the node only reads it, to migrate it; tests use Append to build such directories.
 func (st *Store) Append(recs []Record) (durable int, err error) {
 	txn := st.db.NewTransaction(true)
 	defer func() { txn.Discard() }()
@@ -296,7 +297,7 @@ func (st *Store) Append(recs []Record) (durable int, err error) {
 				return durable, err
 			}
 			v = make([]byte, 9)
-			binary.BigEndian.PutUint32(v, crc32.Checksum(r.Payload, crcTable))
+			binary.BigEndian.PutUint32(v, crc32.Checksum(r.Payload, disk.CRCTable))
 			v[4] = recParts
 			binary.BigEndian.PutUint32(v[5:], uint32(n))
 		} else {
@@ -362,7 +363,7 @@ func (st *Store) decodeRecord(txn *badger.Txn, seq uint64, v []byte) ([]byte, bo
 	default:
 		return nil, false
 	}
-	return payload, crc32.Checksum(payload, crcTable) == want
+	return payload, crc32.Checksum(payload, disk.CRCTable) == want
 }
 
 // deletePrefix deletes keys with the prefix, up to and including upTo when given.
@@ -428,10 +429,10 @@ func (st *Store) trimJournal(seq uint64) {
 	}
 }
 
-// replayJournal calls fn for every record of the legacy Badger journal after seq, in
+// ReplayLegacyJournal calls fn for every record of the legacy Badger journal after seq, in
 // order. A record whose checksum fails is tolerated (reported as torn) only when it is
 // the last one. It writes nothing.
-func (st *Store) replayJournal(after uint64, fn func(seq uint64, payload []byte) error) (last uint64, torn bool, err error) {
+func (st *Store) ReplayLegacyJournal(after uint64, fn func(seq uint64, payload []byte) error) (last uint64, torn bool, err error) {
 	var tornKey []byte
 	last = after
 	if st.db == nil {
@@ -487,9 +488,9 @@ func trimNL(s string) string {
 	return s
 }
 
-// dropLegacyJournal deletes the Badger journal (after migrate moved it), when the store
-// is writable; a failure only wastes space.
-func (st *Store) dropLegacyJournal() {
+// DropLegacyJournal deletes the Badger journal (after the node moved it into the file
+// journal), when the store is writable; a failure only wastes space.
+func (st *Store) DropLegacyJournal() {
 	st.snapMu.Lock()
 	defer st.snapMu.Unlock()
 	if st.db == nil || st.ro || st.roomFor(0) != nil {

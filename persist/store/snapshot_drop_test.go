@@ -1,4 +1,4 @@
-package persist
+package store
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // the last drop is old; snapshots that follow faster leave theirs for one drop later.
 // Whatever is pending, the current snapshot is the one that loads.
 func TestReplacedSnapshotsDroppedTogether(t *testing.T) {
-	st, err := OpenStore(t.TempDir(), zerolog.Nop())
+	st, err := Open(t.TempDir(), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestReplacedSnapshotsDroppedTogether(t *testing.T) {
 		if err := st.WriteSnapshot(data, seq, 0); err != nil {
 			t.Fatal(err)
 		}
-		got, _, found, err := st.loadSnapshot()
+		got, _, found, err := st.LoadSnapshot()
 		if err != nil || !found || !bytes.Equal(got, data) {
 			t.Fatalf("snapshot %d loads as %q (found %v, %v)", seq, got, found, err)
 		}
@@ -53,7 +53,7 @@ func TestReplacedSnapshotsDroppedTogether(t *testing.T) {
 	if ids := snapshotIDs(t, st); !slices.Equal(ids, []uint64{5, 6}) {
 		t.Fatalf("store holds %v, want [5 6]", ids)
 	}
-	st.collectGarbage()
+	st.CollectGarbage()
 	if ids := snapshotIDs(t, st); !slices.Equal(ids, []uint64{6}) {
 		t.Fatalf("after the GC the store holds %v, want [6]", ids)
 	}

@@ -1,4 +1,4 @@
-package persist
+package disk
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// preallocate reserves size bytes for f (blocks allocated now, so that writes within
+// Preallocate reserves size bytes for f (blocks allocated now, so that writes within
 // them cannot fail for lack of space) and writes zeros over them, as PostgreSQL does
 // for its WAL segments (wal_init_zero). fallocate alone leaves "unwritten" extents:
 // every record written into one converts part of an extent, so its fdatasync also
@@ -15,12 +15,13 @@ import (
 // Into blocks already written, an fdatasync writes the records only. Zeroing a 16 MiB
 // segment takes about 13 ms, once per segment. fallocate goes first so that a full
 // disk fails at once, before megabytes are written.
-func preallocate(f *os.File, size int64) error {
+func Preallocate(f *os.File, size int64) error {
 	err := unix.Fallocate(int(f.Fd()), 0, 0, size)
 	if err != nil && !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.ENOSYS) {
 		return err
 	}
-	return zeroRange(f, 0, size)
+	return ZeroRange(f, 0, size)
 }
 
-func fdatasync(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }
+// Fdatasync flushes f's data (and only the metadata needed to read it back).
+func Fdatasync(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }

@@ -1,4 +1,4 @@
-package persist
+package journal
 
 // Opening the journal: every segment is read and every record checked; a torn tail is
 // repaired, anything else refuses the start (see journal.go).
@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"podium/persist/internal/disk"
 )
 
 type tornTail struct {
@@ -127,7 +129,7 @@ func (j *Journal) load() error {
 	}
 	if torn != nil {
 		if torn.seg.f != nil {
-			if err := zeroRange(torn.seg.f, torn.from, torn.to); err != nil {
+			if err := disk.ZeroRange(torn.seg.f, torn.from, torn.to); err != nil {
 				return fmt.Errorf("drop torn journal tail in %s: %w", torn.seg.path, err)
 			}
 		}
@@ -141,7 +143,7 @@ func (j *Journal) load() error {
 		}
 	}
 	if len(unused) > 0 {
-		if err := syncDir(j.dir); err != nil {
+		if err := disk.SyncDir(j.dir); err != nil {
 			return err
 		}
 	}
@@ -162,7 +164,7 @@ func checkRecord(data []byte, off int64, want uint64) (int, string) {
 	if off+recHeader+n > int64(len(data)) {
 		return 0, "record length past the end of the segment"
 	}
-	if crc32.Checksum(h[4:recHeader+n], crcTable) != binary.LittleEndian.Uint32(h) {
+	if crc32.Checksum(h[4:recHeader+n], disk.CRCTable) != binary.LittleEndian.Uint32(h) {
 		return 0, "checksum mismatch"
 	}
 	return int(n), ""
@@ -180,7 +182,7 @@ func scanValid(data []byte, from int64) (int64, uint64, bool) {
 		if p+recHeader+n > int64(len(data)) {
 			continue
 		}
-		if crc32.Checksum(data[p+4:p+recHeader+n], crcTable) == binary.LittleEndian.Uint32(data[p:]) {
+		if crc32.Checksum(data[p+4:p+recHeader+n], disk.CRCTable) == binary.LittleEndian.Uint32(data[p:]) {
 			return p, idx, true
 		}
 	}

@@ -1,4 +1,4 @@
-package persist
+package journal
 
 import (
 	"encoding/binary"
@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/rs/zerolog"
+
+	"podium/persist/internal/disk"
 )
 
 // The journal is a sequence of records with contiguous indexes, kept in segment files
@@ -21,7 +23,7 @@ import (
 //
 // A segment is preallocated (fallocate, then zeros written over it) when it is created,
 // so the space its records need is reserved before any of them is acknowledged, and a
-// record's fdatasync has no extent metadata to write (journal_unix.go). A record is
+// record's fdatasync has no extent metadata to write (persist/internal/disk). A record is
 //
 //	crc32c (4) | length (4) | index (8) | batch (8) | data (length) | zero padding to 8
 //
@@ -36,19 +38,19 @@ import (
 // *CorruptionError naming segment, offset and index, and writes nothing.
 
 // As hashicorp/raft's LogStore: StoreLogs = Append (encoded raft.Log per record),
-// GetLog = Get (ErrJournalNotFound -> raft.ErrLogNotFound), FirstIndex/LastIndex as
+// GetLog = Get (ErrNotFound -> raft.ErrLogNotFound), FirstIndex/LastIndex as
 // they are (0 when empty), DeleteRange(min, max) = TruncateFront(max) when min is the
 // first index, else TruncateBack(min). After everything is deleted, Append may start
 // at any index above the last one (a snapshot install).
 
-// JournalEntry is one record: its index and its bytes.
-type JournalEntry struct {
+// Entry is one record: its index and its bytes.
+type Entry struct {
 	Index uint64
 	Data  []byte
 }
 
-// JournalOptions configure OpenJournal.
-type JournalOptions struct {
+// Options configure Open.
+type Options struct {
 	// SegmentSize is how much each segment preallocates (default 16 MiB). A batch that
 	// does not fit in an empty segment gets a segment of its own size.
 	SegmentSize int64
@@ -67,8 +69,8 @@ func (e *CorruptionError) Error() string {
 	return fmt.Sprintf("journal is corrupt: segment %s, offset %d, record %d: %s; valid records follow it, so this is not a torn write: refusing to start without touching anything (restore a backup or move the segment away)", e.Segment, e.Offset, e.Index, e.Reason)
 }
 
-// ErrJournalNotFound is returned by Get for an index outside [FirstIndex, LastIndex].
-var ErrJournalNotFound = errors.New("journal: no record with that index")
+// ErrNotFound is returned by Get for an index outside [FirstIndex, LastIndex].
+var ErrNotFound = errors.New("journal: no record with that index")
 
 const (
 	recHeader          = 24
@@ -93,7 +95,7 @@ func (s *segment) lastIndex() uint64 { return s.base + uint64(len(s.offsets)) - 
 // alongside an Append's fsync.
 type Journal struct {
 	dir  string
-	opts JournalOptions
+	opts Options
 
 	truncMu  sync.Mutex // one TruncateFront/TruncateBack at a time (taken before appendMu)
 	appendMu sync.Mutex // one Append/Probe at a time; truncations take it to change segs
@@ -115,10 +117,10 @@ func align8(n int64) int64 { return (n + 7) &^ 7 }
 
 func segName(base uint64) string { return fmt.Sprintf("%020d%s", base, segSuffix) }
 
-// OpenJournal opens (creating when needed) the journal in dir and checks every record.
+// Open opens (creating when needed) the journal in dir and checks every record.
 // It allocates nothing: the first Append (or Probe) creates a segment, so opening on a
 // full disk works.
-func OpenJournal(dir string, opts JournalOptions) (*Journal, error) {
+func Open(dir string, opts Options) (*Journal, error) {
 	if opts.SegmentSize <= 0 {
 		opts.SegmentSize = defaultSegmentSize
 	}
@@ -175,11 +177,11 @@ func (j *Journal) Get(index uint64) ([]byte, error) {
 		return nil, errors.New("journal is closed")
 	}
 	if index < j.first || index > j.last {
-		return nil, ErrJournalNotFound
+		return nil, ErrNotFound
 	}
 	s := j.segFor(index)
 	if s == nil {
-		return nil, ErrJournalNotFound
+		return nil, ErrNotFound
 	}
 	i := index - s.base
 	off, end := s.offsets[i], s.end
@@ -241,7 +243,7 @@ func (j *Journal) Replay(after uint64, fn func(index uint64, data []byte) error)
 // index when the journal is empty) with one write and one fdatasync, and returns once
 // they are durable. On an error none of them counts as written: the journal stays as
 // it was (and the bytes a failed write may have left are zeroed before the next one).
-func (j *Journal) Append(entries []JournalEntry) error {
+func (j *Journal) Append(entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
@@ -294,7 +296,7 @@ func (j *Journal) Append(entries []JournalEntry) error {
 		binary.LittleEndian.PutUint64(h[8:], e.Index)
 		binary.LittleEndian.PutUint64(h[16:], start)
 		copy(h[recHeader:], e.Data)
-		binary.LittleEndian.PutUint32(h, crc32.Checksum(h[4:recHeader+len(e.Data)], crcTable))
+		binary.LittleEndian.PutUint32(h, crc32.Checksum(h[4:recHeader+len(e.Data)], disk.CRCTable))
 		p += align8(recHeader + int64(len(e.Data)))
 	}
 	if j.dirtyTo > seg.end+size {
@@ -325,7 +327,7 @@ func (j *Journal) writeSync(f *os.File, b []byte, off int64) error {
 	if _, err := f.WriteAt(b, off); err != nil {
 		return err
 	}
-	return fdatasync(f)
+	return disk.Fdatasync(f)
 }
 
 func (j *Journal) active() *segment {
@@ -355,12 +357,12 @@ func (j *Journal) newSegment(base uint64, need int64) (*segment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create journal segment: %w", err)
 	}
-	err = preallocate(f, size)
+	err = disk.Preallocate(f, size)
 	if err == nil {
 		err = f.Sync()
 	}
 	if err == nil {
-		err = syncDir(j.dir)
+		err = disk.SyncDir(j.dir)
 	}
 	if err != nil {
 		f.Close()
@@ -387,7 +389,7 @@ func (j *Journal) removeSegments(from int) error {
 			return fmt.Errorf("remove journal segment: %w", err)
 		}
 	}
-	return syncDir(j.dir)
+	return disk.SyncDir(j.dir)
 }
 
 // Probe checks that the journal can be written again after a failure: it makes sure a

@@ -1,4 +1,4 @@
-package persist
+package store
 
 // Snapshots in Badger: streamed into 1 MiB chunks under s/<id>/<n>, made current by
 // the m/snapshot pointer, the previous one dropped after (see store.go for the keys).
@@ -16,24 +16,33 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/klauspost/compress/s2"
+
+	"podium/persist/internal/disk"
 )
 
 // WriteSnapshot stores a snapshot covering journal records up to seq, makes it current
 // atomically (pointer flip) and then drops the previous snapshot and the journal records
 // it covers.
 func (st *Store) WriteSnapshot(data []byte, seq uint64, savedAt int64) error {
-	_, err := st.WriteSnapshotFrom(func(w io.Writer) error {
+	_, err := st.writeSnapshotPlain(func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	}, seq, savedAt)
 	return err
 }
 
-// WriteSnapshotFrom is WriteSnapshot for a snapshot that encode streams out: it is
+// writeSnapshotPlain is WriteSnapshot for a snapshot that encode streams out: it is
 // stored chunk by chunk as it is produced, so the whole snapshot is never in memory.
 // It returns the snapshot's size.
-func (st *Store) WriteSnapshotFrom(encode func(io.Writer) error, seq uint64, savedAt int64) (int, error) {
+func (st *Store) writeSnapshotPlain(encode func(io.Writer) error, seq uint64, savedAt int64) (int, error) {
 	return st.writeSnapshotEnc(encode, seq, savedAt, "")
+}
+
+// WriteSnapshotFrom is WriteSnapshot for a snapshot that encode streams out, stored as
+// an S2 stream (snapEncS2) chunk by chunk as it is produced, so the whole snapshot is
+// never in memory. It returns the stored size.
+func (st *Store) WriteSnapshotFrom(encode func(io.Writer) error, seq uint64, savedAt int64) (int, error) {
+	return st.writeSnapshotEnc(encode, seq, savedAt, snapEncS2)
 }
 
 // snapEncS2 stores a snapshot as an S2 stream. The JSON of a state compresses about
@@ -42,7 +51,7 @@ func (st *Store) WriteSnapshotFrom(encode func(io.Writer) error, seq uint64, sav
 // one is faster too.
 const snapEncS2 = "s2"
 
-// writeSnapshotEnc is WriteSnapshotFrom storing the snapshot encoded as enc ("" or
+// writeSnapshotEnc is writeSnapshotPlain storing the snapshot encoded as enc ("" or
 // snapEncS2). It returns the stored size.
 func (st *Store) writeSnapshotEnc(encode func(io.Writer) error, seq uint64, savedAt int64, enc string) (int, error) {
 	st.snapMu.Lock()
@@ -69,12 +78,12 @@ func (st *Store) writeSnapshotEnc(encode func(io.Writer) error, seq uint64, save
 	case snapEncS2:
 		// One goroutine: snapshots stay within their share of the CPU (Node.maybeSnapshot).
 		zw := s2.NewWriter(cw, s2.WriterConcurrency(1))
-		cnt := &countingWriter{w: zw}
+		cnt := &disk.CountingWriter{W: zw}
 		err = encode(cnt)
 		if cerr := zw.Close(); err == nil {
 			err = cerr
 		}
-		raw = cnt.n
+		raw = cnt.N
 	default:
 		err = fmt.Errorf("unknown snapshot encoding %q", enc)
 	}
@@ -86,7 +95,7 @@ func (st *Store) writeSnapshotEnc(encode func(io.Writer) error, seq uint64, save
 		_ = st.deletePrefix(snapPrefix(id), nil)
 		return 0, err
 	}
-	ptr := snapPointer{ID: id, Seq: seq, Chunks: cw.chunks, Size: cw.size, SavedAt: savedAt, CRC: cw.crc, Enc: enc, Raw: raw}
+	ptr := Pointer{ID: id, Seq: seq, Chunks: cw.chunks, Size: cw.size, SavedAt: savedAt, CRC: cw.crc, Enc: enc, Raw: raw}
 	pb, _ := json.Marshal(ptr)
 	if err := st.db.Update(func(txn *badger.Txn) error { return txn.Set(keySnapPointer, pb) }); err != nil {
 		return 0, fmt.Errorf("write snapshot pointer: %w", err)
@@ -108,7 +117,7 @@ const snapDropEvery = 10 * time.Second
 // dropReplaced drops the chunks of replaced snapshots: at once when the last drop is
 // snapDropEvery old (at an event's pace, every snapshot drops its predecessor), else
 // together with the next ones. Failures here only waste space; chunks a crash leaves
-// behind are dropped at the next start (dropOrphanSnapshots). Caller holds snapMu.
+// behind are dropped at the next start (DropOrphanSnapshots). Caller holds snapMu.
 //
 // DropPrefix, not deletes: the chunks are in the value log, whose GC only reclaims
 // values a compaction has seen deleted, and deletes of these few keys stay in the
@@ -174,19 +183,19 @@ func (cw *chunkWriter) flush(final bool) error {
 	}); err != nil {
 		return fmt.Errorf("write snapshot chunk: %w", err)
 	}
-	cw.crc = crc32.Update(cw.crc, crcTable, buf)
+	cw.crc = crc32.Update(cw.crc, disk.CRCTable, buf)
 	cw.size += len(buf)
 	cw.chunks += stored
 	cw.buf = cw.buf[:0] // Badger needs the values only until the transaction commits
 	return nil
 }
 
-// dropOrphanSnapshots drops the chunks of every snapshot the pointer does not name:
+// DropOrphanSnapshots drops the chunks of every snapshot the pointer does not name:
 // the previous snapshot when a crash came between a new one's pointer flip and the
 // DropPrefix after it (nothing else would ever drop it), or an unfinished one. One
 // DropPrefix for all of them. It returns how many snapshots it dropped; a read-only
 // store is left alone (a later start cleans up).
-func (st *Store) dropOrphanSnapshots() (int, error) {
+func (st *Store) DropOrphanSnapshots() (int, error) {
 	st.snapMu.Lock()
 	defer st.snapMu.Unlock()
 	if st.db == nil || st.ro {
@@ -226,8 +235,8 @@ func (st *Store) dropOrphanSnapshots() (int, error) {
 	return len(orphans), nil
 }
 
-func (st *Store) pointer() (snapPointer, bool, error) {
-	var p snapPointer
+func (st *Store) pointer() (Pointer, bool, error) {
+	var p Pointer
 	found := false
 	if st.db == nil {
 		return p, false, nil
@@ -249,8 +258,8 @@ func (st *Store) pointer() (snapPointer, bool, error) {
 	return p, found, nil
 }
 
-// loadSnapshot returns the current snapshot, or found=false on a new store.
-func (st *Store) loadSnapshot() (data []byte, ptr snapPointer, found bool, err error) {
+// LoadSnapshot returns the current snapshot, or found=false on a new store.
+func (st *Store) LoadSnapshot() (data []byte, ptr Pointer, found bool, err error) {
 	ptr, found, err = st.pointer()
 	if err != nil || !found {
 		return nil, ptr, found, err
@@ -271,7 +280,7 @@ func (st *Store) loadSnapshot() (data []byte, ptr snapPointer, found bool, err e
 	if err != nil {
 		return nil, ptr, true, err
 	}
-	if len(data) != ptr.Size || crc32.Checksum(data, crcTable) != ptr.CRC {
+	if len(data) != ptr.Size || crc32.Checksum(data, disk.CRCTable) != ptr.CRC {
 		return nil, ptr, true, fmt.Errorf("snapshot %d is corrupt (size or checksum mismatch)", ptr.ID)
 	}
 	st.lastSize = int64(len(data))

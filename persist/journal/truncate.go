@@ -1,4 +1,4 @@
-package persist
+package journal
 
 // Dropping records from either end of the journal (snapshots cover the front; raft
 // log conflicts remove the back).
@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"podium/persist/internal/disk"
 )
 
 // TruncateFront drops every record with an index up to and including upTo. Whole
@@ -51,7 +53,7 @@ func (j *Journal) TruncateFront(upTo uint64) error {
 		}
 	}
 	if len(gone) > 0 {
-		return syncDir(j.dir)
+		return disk.SyncDir(j.dir)
 	}
 	return nil
 }
@@ -76,7 +78,7 @@ func (j *Journal) writeFirst(v uint64) error {
 		err = os.Rename(tmp, path)
 	}
 	if err == nil {
-		err = syncDir(j.dir)
+		err = disk.SyncDir(j.dir)
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -117,7 +119,7 @@ func (j *Journal) TruncateBack(from uint64) error {
 	}
 	if s := j.active(); s != nil && len(s.offsets) > 0 && from <= s.lastIndex() {
 		off := s.offsets[from-s.base]
-		if err := zeroRange(s.f, off, max(s.end, j.dirtyTo)); err != nil {
+		if err := disk.ZeroRange(s.f, off, max(s.end, j.dirtyTo)); err != nil {
 			return fmt.Errorf("journal truncate: %w", err)
 		}
 		j.mu.Lock()
@@ -139,27 +141,4 @@ func (j *Journal) TruncateBack(from uint64) error {
 	j.first = min(j.first, from) // empty when it was at or above from
 	j.mu.Unlock()
 	return nil
-}
-
-func zeroRange(f *os.File, from, to int64) error {
-	if to <= from {
-		return nil
-	}
-	const chunk = 1 << 20
-	z := make([]byte, min(chunk, to-from))
-	for off := from; off < to; off += chunk {
-		if _, err := f.WriteAt(z[:min(chunk, to-off)], off); err != nil {
-			return err
-		}
-	}
-	return fdatasync(f)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

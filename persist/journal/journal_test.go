@@ -1,4 +1,4 @@
-package persist
+package journal
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 
 func openJ(t *testing.T, dir string, seg int64) *Journal {
 	t.Helper()
-	j, err := OpenJournal(dir, JournalOptions{SegmentSize: seg, Log: zerolog.Nop()})
+	j, err := Open(dir, Options{SegmentSize: seg, Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatalf("open journal: %v", err)
 	}
@@ -33,9 +33,9 @@ func payload(i uint64) []byte {
 func appendRange(t *testing.T, j *Journal, from, to uint64, batch int) {
 	t.Helper()
 	for i := from; i <= to; {
-		var es []JournalEntry
+		var es []Entry
 		for k := 0; k < batch && i <= to; k++ {
-			es = append(es, JournalEntry{Index: i, Data: payload(i)})
+			es = append(es, Entry{Index: i, Data: payload(i)})
 			i++
 		}
 		if err := j.Append(es); err != nil {
@@ -57,7 +57,7 @@ func checkRange(t *testing.T, j *Journal, first, last uint64) {
 	}
 	if last > 0 {
 		for _, i := range []uint64{first - 1, last + 1} {
-			if _, err := j.Get(i); !errors.Is(err, ErrJournalNotFound) {
+			if _, err := j.Get(i); !errors.Is(err, ErrNotFound) {
 				t.Fatalf("get %d outside the range: %v", i, err)
 			}
 		}
@@ -132,15 +132,15 @@ func TestJournalAppendGetReplayAcrossSegments(t *testing.T) {
 		t.Fatalf("%d segments, want several at 4 KiB each", n)
 	}
 	// Records not following the last one are refused.
-	if err := j.Append([]JournalEntry{{Index: 502, Data: []byte("x")}}); err == nil {
+	if err := j.Append([]Entry{{Index: 502, Data: []byte("x")}}); err == nil {
 		t.Fatal("append with a gap accepted")
 	}
-	if err := j.Append([]JournalEntry{{Index: 501}, {Index: 503}}); err == nil {
+	if err := j.Append([]Entry{{Index: 501}, {Index: 503}}); err == nil {
 		t.Fatal("append with non-contiguous indexes accepted")
 	}
 	// A record bigger than a segment gets a segment of its own.
 	big := bytes.Repeat([]byte("B"), 10000)
-	if err := j.Append([]JournalEntry{{Index: 501, Data: big}}); err != nil {
+	if err := j.Append([]Entry{{Index: 501, Data: big}}); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := j.Get(501); err != nil || !bytes.Equal(b, big) {
@@ -206,7 +206,7 @@ func TestJournalTruncateBackReplacesRecords(t *testing.T) {
 	}
 	checkRange(t, j, 1, 149)
 	// New, shorter records at the same indexes: nothing of the old ones comes back.
-	if err := j.Append([]JournalEntry{{Index: 150, Data: []byte("new")}}); err != nil {
+	if err := j.Append([]Entry{{Index: 150, Data: []byte("new")}}); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()
@@ -255,7 +255,7 @@ func TestJournalTornTailIsDropped(t *testing.T) {
 			}
 			f.Close()
 			var logBuf bytes.Buffer
-			j, err := OpenJournal(dir, JournalOptions{Log: zerolog.New(&logBuf)})
+			j, err := Open(dir, Options{Log: zerolog.New(&logBuf)})
 			if err != nil {
 				t.Fatalf("open with a torn tail: %v", err)
 			}
@@ -277,7 +277,7 @@ func TestJournalTornTailIsDropped(t *testing.T) {
 }
 
 // TestJournalCorruptMiddleRefusesAndTouchesNothing: bytes flipped in a record that
-// later writes follow stop OpenJournal with an error naming segment, offset and
+// later writes follow stop Open with an error naming segment, offset and
 // record, and every file stays byte for byte as it was.
 func TestJournalCorruptMiddleRefusesAndTouchesNothing(t *testing.T) {
 	for _, where := range []string{"data", "length", "index", "later-segment"} {
@@ -305,7 +305,7 @@ func TestJournalCorruptMiddleRefusesAndTouchesNothing(t *testing.T) {
 			f.WriteAt(b, flip)
 			f.Close()
 			before := dirDigest(t, dir)
-			_, err := OpenJournal(dir, JournalOptions{SegmentSize: 4096, Log: zerolog.Nop()})
+			_, err := Open(dir, Options{SegmentSize: 4096, Log: zerolog.Nop()})
 			var ce *CorruptionError
 			if !errors.As(err, &ce) {
 				t.Fatalf("open: %v, want a CorruptionError", err)
@@ -357,7 +357,7 @@ func TestJournalFullDiskOnTmpfs(t *testing.T) {
 	var err error
 	i := uint64(2)
 	for ; i < 100000; i++ {
-		if err = j.Append([]JournalEntry{{Index: i, Data: payload(i)}}); err != nil {
+		if err = j.Append([]Entry{{Index: i, Data: payload(i)}}); err != nil {
 			break
 		}
 	}
@@ -406,7 +406,7 @@ func TestJournalConcurrentReadsDuringAppends(t *testing.T) {
 		for i := l; i >= f && i > l-5; i-- {
 			if b, err := j.Get(i); err == nil && !bytes.Equal(b, payload(i)) {
 				t.Fatalf("get %d = %q", i, b)
-			} else if err != nil && !errors.Is(err, ErrJournalNotFound) {
+			} else if err != nil && !errors.Is(err, ErrNotFound) {
 				t.Fatal(err)
 			}
 		}
@@ -423,9 +423,9 @@ func TestJournalAppendZeroesOverFailedWrite(t *testing.T) {
 	appendRange(t, j, 1, 40, 40) // fills the write buffer with records
 	// The failed write "reached" as far as 40 more records would.
 	j.SetFault(func() error { return syscall.EIO })
-	var big []JournalEntry
+	var big []Entry
 	for i := uint64(41); i <= 80; i++ {
-		big = append(big, JournalEntry{Index: i, Data: payload(i)})
+		big = append(big, Entry{Index: i, Data: payload(i)})
 	}
 	if err := j.Append(big); err == nil {
 		t.Fatal("append with a fault succeeded")
