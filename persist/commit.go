@@ -54,7 +54,7 @@ func (n *Node) commitBatch(b *syncBatch) {
 		if err == nil {
 			t0 := time.Now()
 			err = n.j.Append(b.recs)
-			n.opts.Observer.JournalCommitted(len(b.recs), time.Since(t0))
+			n.core.Observer().JournalCommitted(len(b.recs), time.Since(t0))
 			if err != nil {
 				n.fail(err)
 			}
@@ -94,14 +94,7 @@ func (n *Node) answer(b *syncBatch) {
 		events = append(events, r.events...)
 		close(r.done)
 	}
-	if len(events) > 0 {
-		n.sinkMu.RLock()
-		sink := n.sink
-		n.sinkMu.RUnlock()
-		if sink != nil {
-			sink(events)
-		}
-	}
+	n.core.Emit(events)
 }
 
 // drain hands the open batch over, if any, and waits until every batch handed to the
@@ -180,9 +173,7 @@ func (n *Node) commitGroup(group []*request) {
 			continue
 		}
 		n.stamp(r.env)
-		t0 := time.Now()
-		res, evs, err := n.eng.Apply(r.env)
-		n.opts.Observer.CommandApplied(r.env.Cmd.Kind(), err == nil, time.Since(t0))
+		res, evs, err := n.core.Apply(r.env)
 		if err != nil {
 			r.err = err
 			var ee *engine.Error

@@ -23,14 +23,14 @@ func TestReadOnlyHealsByItself(t *testing.T) {
 	dir := t.TempDir()
 	n := openNode(t, dir, Options{ProbeEvery: 10 * time.Millisecond})
 	addProject(t, n, 1)
-	n.InjectJournalFault(func() error { return syscall.ENOSPC })
+	n.j.SetFault(func() error { return syscall.ENOSPC })
 	if _, err := n.Submit(context.Background(), engine.Admin, &engine.ClockUnpause{}); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("submit on a failing journal: %v", err)
 	}
 	if n.Ready() || !errors.Is(n.Failure(), syscall.ENOSPC) {
 		t.Fatalf("ready=%v failure=%v", n.Ready(), n.Failure())
 	}
-	n.InjectJournalFault(nil)
+	n.j.SetFault(nil)
 	deadline := time.Now().Add(10 * time.Second)
 	for !n.Ready() {
 		if time.Now().After(deadline) {

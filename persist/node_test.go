@@ -288,7 +288,7 @@ func TestJournalWriteFailureMakesReadOnly(t *testing.T) {
 	n := openNode(t, dir, Options{})
 	defer n.Close()
 	addProject(t, n, 1)
-	n.InjectJournalFault(func() error { return errors.New("no space left on device") })
+	n.j.SetFault(func() error { return errors.New("no space left on device") })
 	_, err := n.Submit(context.Background(), engine.Admin, &engine.ClockUnpause{})
 	if !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("submit during failure: %v, want ErrReadOnly", err)
@@ -458,7 +458,7 @@ func TestSubmitWithBackupWritesBackupFirst(t *testing.T) {
 	p, _ := n.BackupPath(name)
 	f, _ := os.Open(p)
 	defer f.Close()
-	h, data, err := readBackup(f)
+	h, data, err := ReadBackup(f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package persist
+package cluster
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
+	"podium/persist"
 )
 
 // Followers forward changes to the leader over the members' HTTP URLs (SPEC §8a):
@@ -35,7 +36,7 @@ const forwardSkew = 60 * time.Second
 type forwardRequest struct {
 	Op     string        `json:"op"` // apply | add | remove
 	Entry  *clusterEntry `json:"entry,omitempty"`
-	Member *ClusterPeer  `json:"member,omitempty"`
+	Member *Peer         `json:"member,omitempty"`
 }
 
 type forwardResponse struct {
@@ -52,7 +53,7 @@ func forwardMAC(secret []byte, ts string, body []byte) string {
 }
 
 // forward sends req to the leader and returns the index it committed.
-func (c *cluster) forward(ctx context.Context, req forwardRequest) (uint64, error) {
+func (c *Node) forward(ctx context.Context, req forwardRequest) (uint64, error) {
 	id, url := c.leaderURL()
 	if id == "" {
 		return 0, errRetry{errors.New("no leader known")}
@@ -101,16 +102,11 @@ func (c *cluster) forward(ctx context.Context, req forwardRequest) (uint64, erro
 }
 
 // HandleForward serves a forwarded change on the leader. auth is the
-// X-Podium-Cluster header; the answer is a status and a JSON body. Outside cluster mode
-// it answers 404.
-func (n *Node) HandleForward(auth string, body []byte) (int, []byte) {
+// X-Podium-Cluster header; the answer is a status and a JSON body.
+func (c *Node) HandleForward(auth string, body []byte) (int, []byte) {
 	answer := func(status int, fr forwardResponse) (int, []byte) {
 		b, _ := json.Marshal(fr)
 		return status, b
-	}
-	c := n.cl
-	if c == nil {
-		return answer(http.StatusNotFound, forwardResponse{Error: "not a cluster node"})
 	}
 	ts, mac, ok := strings.Cut(auth, ".")
 	ms, err := strconv.ParseInt(ts, 10, 64)
@@ -151,7 +147,7 @@ func (n *Node) HandleForward(auth string, body []byte) (int, []byte) {
 	switch {
 	case err == nil:
 		return answer(http.StatusOK, forwardResponse{Index: idx})
-	case errors.As(err, &rt), errors.Is(err, ErrClosed), errors.Is(err, ErrReadOnly):
+	case errors.As(err, &rt), errors.Is(err, persist.ErrClosed), errors.Is(err, persist.ErrReadOnly):
 		return answer(http.StatusServiceUnavailable, forwardResponse{Error: err.Error(), Retry: true})
 	default:
 		return answer(http.StatusBadRequest, forwardResponse{Error: err.Error()})

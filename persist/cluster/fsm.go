@@ -1,4 +1,4 @@
-package persist
+package cluster
 
 import (
 	"bufio"
@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
+	"github.com/rs/zerolog"
 
 	"podium/engine"
+	"podium/persist"
 	"podium/persist/internal/disk"
 )
 
@@ -44,10 +46,11 @@ type applyResult struct {
 	err error
 }
 
-// clusterFSM is the engine as a raft.FSM. Apply runs on raft's FSM goroutine only; mu
+// fsm is the engine as a raft.FSM. Apply runs on raft's FSM goroutine only; mu
 // makes the engine state, index and request ids move together for captures.
-type clusterFSM struct {
-	n *Node
+type fsm struct {
+	core *persist.Core
+	log  zerolog.Logger
 
 	mu      sync.Mutex
 	index   uint64            // raft index of the last applied entry
@@ -66,15 +69,15 @@ type clusterFSM struct {
 	notify  chan struct{} // closed and replaced after every apply
 }
 
-func newClusterFSM(n *Node) *clusterFSM {
-	return &clusterFSM{
-		n: n, seen: make(map[string]uint64), members: make(map[string]string),
+func newFSM(core *persist.Core, log zerolog.Logger) *fsm {
+	return &fsm{
+		core: core, log: log, seen: make(map[string]uint64), members: make(map[string]string),
 		waiters: make(map[string]chan applyResult), notify: make(chan struct{}),
 	}
 }
 
 // addWaiter registers a request id whose result this node wants.
-func (f *clusterFSM) addWaiter(id string) chan applyResult {
+func (f *fsm) addWaiter(id string) chan applyResult {
 	ch := make(chan applyResult, 1)
 	f.waitMu.Lock()
 	f.waiters[id] = ch
@@ -82,13 +85,13 @@ func (f *clusterFSM) addWaiter(id string) chan applyResult {
 	return ch
 }
 
-func (f *clusterFSM) dropWaiter(id string) {
+func (f *fsm) dropWaiter(id string) {
 	f.waitMu.Lock()
 	delete(f.waiters, id)
 	f.waitMu.Unlock()
 }
 
-func (f *clusterFSM) deliver(id string, r applyResult) {
+func (f *fsm) deliver(id string, r applyResult) {
 	f.waitMu.Lock()
 	ch, ok := f.waiters[id]
 	delete(f.waiters, id)
@@ -99,33 +102,33 @@ func (f *clusterFSM) deliver(id string, r applyResult) {
 }
 
 // applied returns the raft index of the last applied entry.
-func (f *clusterFSM) applied() uint64 {
+func (f *fsm) applied() uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.index
 }
 
 // changed returns a channel closed at the next apply.
-func (f *clusterFSM) changed() <-chan struct{} {
+func (f *fsm) changed() <-chan struct{} {
 	f.waitMu.Lock()
 	defer f.waitMu.Unlock()
 	return f.notify
 }
 
-func (f *clusterFSM) seenIndex(id string) (uint64, bool) {
+func (f *fsm) seenIndex(id string) (uint64, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	i, ok := f.seen[id]
 	return i, ok
 }
 
-func (f *clusterFSM) memberURL(id string) string {
+func (f *fsm) memberURL(id string) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.members[id]
 }
 
-func (f *clusterFSM) remember(id string, index uint64) {
+func (f *fsm) remember(id string, index uint64) {
 	if len(f.ring) < seenCap {
 		f.ring = append(f.ring, id)
 	} else {
@@ -138,11 +141,11 @@ func (f *clusterFSM) remember(id string, index uint64) {
 
 // Apply applies one committed entry. It is deterministic: every node gets the same
 // state and events from the same log.
-func (f *clusterFSM) Apply(l *raft.Log) any {
+func (f *fsm) Apply(l *raft.Log) any {
 	var e clusterEntry
 	if err := json.Unmarshal(l.Data, &e); err != nil {
 		// Cannot happen for entries this code wrote; skip it the same way on every node.
-		f.n.log.Error().Err(err).Uint64("index", l.Index).Msg("undecodable raft entry skipped")
+		f.log.Error().Err(err).Uint64("index", l.Index).Msg("undecodable raft entry skipped")
 		f.mu.Lock()
 		f.index = l.Index
 		f.mu.Unlock()
@@ -160,14 +163,12 @@ func (f *clusterFSM) Apply(l *raft.Log) any {
 		if _, dup := f.seen[e.ReqID]; e.ReqID != "" && dup {
 			break // a retried request that was already applied
 		}
-		f.n.eng.Read(func(s *engine.State) {
+		f.core.Read(func(s *engine.State) {
 			if e.Env.Time < s.LastTime {
 				e.Env.Time = s.LastTime // command times never go back, whoever stamped them
 			}
 		})
-		t0 := time.Now()
-		r.res, events, r.err = f.n.eng.Apply(e.Env)
-		f.n.opts.Observer.CommandApplied(e.Env.Cmd.Kind(), r.err == nil, time.Since(t0))
+		r.res, events, r.err = f.core.Apply(e.Env)
 		if e.ReqID != "" {
 			f.remember(e.ReqID, l.Index)
 			deliver = true
@@ -176,24 +177,17 @@ func (f *clusterFSM) Apply(l *raft.Log) any {
 	f.index = l.Index
 	f.mu.Unlock()
 	if deliver && r.err == nil {
-		f.n.applied(e.Env.Cmd.Kind())
+		f.core.Applied(e.Env.Cmd.Kind())
 	}
 	if deliver {
 		f.deliver(e.ReqID, r)
 	}
-	if len(events) > 0 {
-		f.n.sinkMu.RLock()
-		sink := f.n.sink
-		f.n.sinkMu.RUnlock()
-		if sink != nil {
-			sink(events)
-		}
-	}
+	f.core.Emit(events)
 	f.bump()
 	return nil
 }
 
-func (f *clusterFSM) bump() {
+func (f *fsm) bump() {
 	f.waitMu.Lock()
 	close(f.notify)
 	f.notify = make(chan struct{})
@@ -210,7 +204,7 @@ type fsmHeader struct {
 
 // capture copies what a snapshot needs; the engine state is cloned, so encoding runs
 // later on another goroutine (the FSM goroutine is held only for the copy).
-func (f *clusterFSM) capture() (fsmHeader, func(io.Writer) error) {
+func (f *fsm) capture() (fsmHeader, func(io.Writer) error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	h := fsmHeader{Index: f.index, Members: make(map[string]string, len(f.members))}
@@ -224,20 +218,20 @@ func (f *clusterFSM) capture() (fsmHeader, func(io.Writer) error) {
 		h.Seen = append(h.Seen, id)
 		h.SeenIdx = append(h.SeenIdx, f.seen[id])
 	}
-	encode, _ := f.n.eng.Capture()
+	encode, _ := f.core.Engine().Capture()
 	return h, encode
 }
 
 // Snapshot captures the state; Persist streams it to raft's snapshot store.
-func (f *clusterFSM) Snapshot() (raft.FSMSnapshot, error) {
+func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	h, encode := f.capture()
-	return &fsmSnapshot{h: h, encode: encode, obs: f.n.opts.Observer}, nil
+	return &fsmSnapshot{h: h, encode: encode, obs: f.core.Observer()}, nil
 }
 
 type fsmSnapshot struct {
 	h      fsmHeader
 	encode func(io.Writer) error
-	obs    Observer
+	obs    persist.Observer
 }
 
 func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
@@ -269,7 +263,7 @@ func (s *fsmSnapshot) Release() {}
 
 // Restore replaces the whole state with a snapshot (install from the leader, or the
 // latest local snapshot at start).
-func (f *clusterFSM) Restore(rc io.ReadCloser) error {
+func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
 	br := bufio.NewReaderSize(rc, 1<<20)
 	line, err := br.ReadBytes('\n')
@@ -288,7 +282,7 @@ func (f *clusterFSM) Restore(rc io.ReadCloser) error {
 		return fmt.Errorf("raft snapshot: %w", err)
 	}
 	f.mu.Lock()
-	if err := f.n.eng.Restore(body); err != nil {
+	if err := f.core.Engine().Restore(body); err != nil {
 		f.mu.Unlock()
 		return err
 	}
@@ -316,7 +310,7 @@ func (f *clusterFSM) Restore(rc io.ReadCloser) error {
 	for _, id := range lost {
 		f.deliver(id, applyResult{err: errResultUnknown})
 	}
-	f.n.applied("")
+	f.core.Applied("")
 	f.bump()
 	return nil
 }
@@ -329,7 +323,7 @@ type StateDigest struct {
 
 // digest hashes the state as of the last applied entry. Only the copy happens under
 // the FSM lock.
-func (f *clusterFSM) digest() (StateDigest, error) {
+func (f *fsm) digest() (StateDigest, error) {
 	f.mu.Lock()
 	idx, gen := f.index, f.restores
 	if f.lastDigest.SHA256 != "" && f.lastDigest.Index == idx && f.lastDigestGen == gen {
@@ -337,7 +331,7 @@ func (f *clusterFSM) digest() (StateDigest, error) {
 		f.mu.Unlock()
 		return d, nil // nothing applied since: the dashboard polls this
 	}
-	encode, _ := f.n.eng.Capture()
+	encode, _ := f.core.Engine().Capture()
 	f.mu.Unlock()
 	h := sha256.New()
 	bw := bufio.NewWriterSize(h, 64<<10)

@@ -1,4 +1,4 @@
-package persist
+package cluster
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func TestInProcessSnapshotInstall(t *testing.T) {
 	prev := raftChunkSize
 	t.Cleanup(func() { raftChunkSize = prev }) // after the nodes' cleanup (LIFO)
 	raftChunkSize = 1000                       // snapshots of many chunks
-	ms := startInProcessCluster(t, func(o *Options) { o.Cluster.TrailingLogs = 8 })
+	ms := startInProcessCluster(t, func(o *Options) { o.Config.TrailingLogs = 8 })
 	waitUntil(t, 20*time.Second, "all nodes ready", func() bool {
 		return ms[0].n.Ready() && ms[1].n.Ready() && ms[2].n.Ready()
 	})
@@ -54,7 +54,7 @@ func TestInProcessSnapshotInstall(t *testing.T) {
 		t.Fatal("no leader")
 	}
 	waitUntil(t, 10*time.Second, "the follower applied everything", func() bool { return judgeCount(lag.n) == 10 })
-	lagLast := lag.n.cl.logs.j.LastIndex()
+	lagLast := lag.n.logs.j.LastIndex()
 	lag.stop(t)
 	for i := 10; i < 80; i++ {
 		if _, err := lead.n.Submit(ctx, engine.Admin, newJudgeCmd(i)); err != nil {
@@ -64,10 +64,10 @@ func TestInProcessSnapshotInstall(t *testing.T) {
 	if err := lead.n.Snapshot(); err != nil {
 		t.Fatal(err)
 	}
-	if first := lead.n.cl.logs.j.FirstIndex(); first <= lagLast+1 {
+	if first := lead.n.logs.j.FirstIndex(); first <= lagLast+1 {
 		t.Fatalf("the leader's log starts at %d: the follower (at %d) could catch up from it", first, lagLast)
 	}
-	leadSnaps := lead.n.cl.r.Stats()["last_snapshot_index"]
+	leadSnaps := lead.n.r.Stats()["last_snapshot_index"]
 	lag.start(t)
 	waitUntil(t, 20*time.Second, "the follower caught up", func() bool {
 		return lag.n.Ready() && judgeCount(lag.n) == 80 && digestsEqual(ms)
@@ -103,12 +103,12 @@ func TestClusterNodeImportsFileSnapshot(t *testing.T) {
 		"NODE_ID": "n1", "RAFT_ADDR": addr, "CLUSTER_PEERS": "n1=" + addr + "=http://127.0.0.1:1",
 		"CLUSTER_SECRET": strings.Repeat("z", 40), "RAFT_TRAILING_LOGS": "2",
 	}
-	cfg, err := ParseClusterConfig(func(k string) string { return env[k] })
+	cfg, err := ParseConfig(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	opts := Options{Log: zerolog.Nop(), Cluster: cfg, SegmentSize: 1 << 20}
+	opts := Options{Log: zerolog.Nop(), Config: cfg, SegmentSize: 1 << 20}
 	n, err := Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +122,7 @@ func TestClusterNodeImportsFileSnapshot(t *testing.T) {
 	if err := n.Snapshot(); err != nil {
 		t.Fatal(err)
 	}
-	if first := n.cl.logs.j.FirstIndex(); first <= 2 {
+	if first := n.logs.j.FirstIndex(); first <= 2 {
 		t.Fatalf("log still starts at %d", first)
 	}
 	before, err := n.ClusterStatus()

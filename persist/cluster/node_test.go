@@ -1,4 +1,4 @@
-package persist
+package cluster
 
 import (
 	"context"
@@ -76,12 +76,12 @@ func startInProcessCluster(t *testing.T, tune ...func(*Options)) []*memberUnderT
 			"NODE_ID": fmt.Sprintf("n%d", i+1), "RAFT_ADDR": fmt.Sprintf("127.0.0.1:%d", raftPorts[i]),
 			"CLUSTER_PEERS": strings.Join(peers, ","), "CLUSTER_SECRET": strings.Repeat("z", 40),
 		}
-		cfg, err := ParseClusterConfig(func(k string) string { return env[k] })
+		cfg, err := ParseConfig(func(k string) string { return env[k] })
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := &memberUnderTest{dir: t.TempDir(), url: "http://" + lns[i].Addr().String(),
-			opts: Options{Log: zerolog.Nop(), Cluster: cfg, SegmentSize: 1 << 20}}
+			opts: Options{Log: zerolog.Nop(), Config: cfg, SegmentSize: 1 << 20}}
 		for _, fn := range tune {
 			fn(&m.opts)
 		}
@@ -195,7 +195,7 @@ func TestInProcessCluster(t *testing.T) {
 	if lead == nil {
 		t.Fatal("no leader")
 	}
-	lead.n.InjectJournalFault(func() error { return syscall.ENOSPC })
+	lead.n.logs.j.SetFault(func() error { return syscall.ENOSPC })
 	var others []*memberUnderTest
 	for _, m := range ms {
 		if m != lead {
@@ -223,7 +223,7 @@ func TestInProcessCluster(t *testing.T) {
 		}
 	}
 	waitUntil(t, 10*time.Second, "the full node reports not-ready", func() bool { return !lead.n.Ready() })
-	lead.n.InjectJournalFault(nil)
+	lead.n.logs.j.SetFault(nil)
 	waitUntil(t, 20*time.Second, "the healed node catches up", func() bool { return lead.n.Ready() && digestsEqual(ms) })
 	judges := 0
 	lead.n.Read(func(s *engine.State) { judges = len(s.Judges) })

@@ -1,4 +1,4 @@
-package persist
+package cluster
 
 import (
 	"bytes"
@@ -14,10 +14,11 @@ import (
 	"github.com/hashicorp/raft"
 
 	"podium/engine"
+	"podium/persist"
 )
 
-// ClusterNodeStatus is one member in GET /api/admin/cluster.
-type ClusterNodeStatus struct {
+// MemberStatus is one member in GET /api/admin/cluster.
+type MemberStatus struct {
 	ID            string `json:"id"`
 	RaftAddr      string `json:"raft_addr"`
 	HTTPURL       string `json:"http_url"`
@@ -26,29 +27,24 @@ type ClusterNodeStatus struct {
 	LastContactMS int64  `json:"last_contact_ms"`
 }
 
-// ClusterStatus is the answer of GET /api/admin/cluster (SPEC §8a).
-type ClusterStatus struct {
-	NodeID       string              `json:"node_id,omitempty"`
-	State        string              `json:"state"`
-	LeaderID     string              `json:"leader_id,omitempty"`
-	Term         uint64              `json:"term,omitempty"`
-	CommitIndex  uint64              `json:"commit_index,omitempty"`
-	AppliedIndex uint64              `json:"applied_index,omitempty"`
-	Nodes        []ClusterNodeStatus `json:"nodes,omitempty"`
-	StateDigest  *StateDigest        `json:"state_digest,omitempty"`
+// Status is the answer of GET /api/admin/cluster (SPEC §8a).
+type Status struct {
+	NodeID       string         `json:"node_id,omitempty"`
+	State        string         `json:"state"`
+	LeaderID     string         `json:"leader_id,omitempty"`
+	Term         uint64         `json:"term,omitempty"`
+	CommitIndex  uint64         `json:"commit_index,omitempty"`
+	AppliedIndex uint64         `json:"applied_index,omitempty"`
+	Nodes        []MemberStatus `json:"nodes,omitempty"`
+	StateDigest  *StateDigest   `json:"state_digest,omitempty"`
 }
 
-// ClusterStatus reports this node's view of the cluster; {"state":"standalone"} in
-// single-node mode.
-func (n *Node) ClusterStatus() (ClusterStatus, error) {
-	c := n.cl
-	if c == nil {
-		return ClusterStatus{State: "standalone"}, nil
-	}
+// ClusterStatus reports this node's view of the cluster.
+func (c *Node) ClusterStatus() (Status, error) {
 	_, leader := c.r.LeaderWithID()
-	st := ClusterStatus{
+	st := Status{
 		NodeID: c.cfg.NodeID, State: stateName(c.r.State()), LeaderID: string(leader),
-		Term: c.r.CurrentTerm(), CommitIndex: c.r.CommitIndex(), Nodes: []ClusterNodeStatus{},
+		Term: c.r.CurrentTerm(), CommitIndex: c.r.CommitIndex(), Nodes: []MemberStatus{},
 	}
 	if t, err := strconv.ParseUint(c.r.Stats()["term"], 10, 64); err == nil {
 		st.Term = t
@@ -67,7 +63,7 @@ func (n *Node) ClusterStatus() (ClusterStatus, error) {
 	}
 	urls := c.memberURLs()
 	for _, s := range f.Configuration().Servers {
-		ns := ClusterNodeStatus{
+		ns := MemberStatus{
 			ID: string(s.ID), RaftAddr: string(s.Address), HTTPURL: urls[string(s.ID)],
 			Voter: s.Suffrage == raft.Voter, LastContactMS: -1,
 		}
@@ -87,16 +83,9 @@ func invalid(format string, a ...any) error {
 	return &engine.Error{Kind: engine.KindInvalid, Msg: fmt.Sprintf(format, a...)}
 }
 
-// errNotCluster is returned by the membership calls in single-node mode.
-var errNotCluster = &engine.Error{Kind: engine.KindConflict, Msg: "this server is not part of a cluster"}
-
 // AddClusterNode adds a voter through the leader (from any node).
-func (n *Node) AddClusterNode(ctx context.Context, id, raftAddr, httpURL string) error {
-	c := n.cl
-	if c == nil {
-		return errNotCluster
-	}
-	m := ClusterPeer{ID: id, RaftAddr: raftAddr, HTTPURL: httpURL}
+func (c *Node) AddClusterNode(ctx context.Context, id, raftAddr, httpURL string) error {
+	m := Peer{ID: id, RaftAddr: raftAddr, HTTPURL: httpURL}
 	if !nodeIDRE.MatchString(id) {
 		return invalid("id %q: use letters, digits, '.', '_' or '-' (at most 64)", id)
 	}
@@ -110,11 +99,7 @@ func (n *Node) AddClusterNode(ctx context.Context, id, raftAddr, httpURL string)
 }
 
 // RemoveClusterNode removes a member through the leader (from any node).
-func (n *Node) RemoveClusterNode(ctx context.Context, id string) error {
-	c := n.cl
-	if c == nil {
-		return errNotCluster
-	}
+func (c *Node) RemoveClusterNode(ctx context.Context, id string) error {
 	f := c.r.GetConfiguration()
 	if err := f.Error(); err != nil {
 		return err
@@ -126,11 +111,11 @@ func (n *Node) RemoveClusterNode(ctx context.Context, id string) error {
 	if !found {
 		return &engine.Error{Kind: engine.KindNotFound, Msg: fmt.Sprintf("no cluster node %q", id)}
 	}
-	return c.viaLeader(ctx, forwardRequest{Op: "remove", Member: &ClusterPeer{ID: id}}, func() (uint64, error) { return c.removeLocal(id) })
+	return c.viaLeader(ctx, forwardRequest{Op: "remove", Member: &Peer{ID: id}}, func() (uint64, error) { return c.removeLocal(id) })
 }
 
 // viaLeader runs local on the leader or forwards req, retrying until leaderWait.
-func (c *cluster) viaLeader(ctx context.Context, req forwardRequest, local func() (uint64, error)) error {
+func (c *Node) viaLeader(ctx context.Context, req forwardRequest, local func() (uint64, error)) error {
 	deadline := time.Now().Add(leaderWait)
 	for {
 		var err error
@@ -155,7 +140,7 @@ func (c *cluster) viaLeader(ctx context.Context, req forwardRequest, local func(
 }
 
 // addLocal records the member's HTTP URL in the log, then adds it as a voter.
-func (c *cluster) addLocal(m ClusterPeer) (uint64, error) {
+func (c *Node) addLocal(m Peer) (uint64, error) {
 	if _, err := c.propose(&clusterEntry{Member: &clusterMember{ID: m.ID, HTTPURL: m.HTTPURL}}); err != nil {
 		return 0, err
 	}
@@ -167,7 +152,7 @@ func (c *cluster) addLocal(m ClusterPeer) (uint64, error) {
 	return f.Index(), nil
 }
 
-func (c *cluster) removeLocal(id string) (uint64, error) {
+func (c *Node) removeLocal(id string) (uint64, error) {
 	f := c.r.RemoveServer(raft.ServerID(id), 0, 10*time.Second)
 	if err := f.Error(); err != nil {
 		return 0, raftErr(err)
@@ -183,39 +168,14 @@ func raftErr(err error) error {
 		errors.Is(err, raft.ErrAbortedByRestore):
 		return errRetry{err}
 	case errors.Is(err, raft.ErrRaftShutdown):
-		return ErrClosed
+		return persist.ErrClosed
 	}
 	return err
 }
 
-// SetApplyHook sets a function called after every command a cluster node applies (its
-// kind; "" after a snapshot replaced the whole state), on the apply goroutine: it must
-// not block. Single nodes never call it (their handlers see every change).
-func (n *Node) SetApplyHook(fn func(kind string)) {
-	n.sinkMu.Lock()
-	n.applyHook = fn
-	n.sinkMu.Unlock()
-}
-
-func (n *Node) applied(kind string) {
-	n.sinkMu.RLock()
-	fn := n.applyHook
-	n.sinkMu.RUnlock()
-	if fn != nil {
-		fn(kind)
-	}
-}
-
-// LeadsDuties reports whether this node runs the duties that act on their own, such as
-// the mail outbox (SPEC §8a): a single node always, a cluster node while it leads.
-func (n *Node) LeadsDuties() bool { return n.fitsRatings() }
-
-// Clustered reports whether the node is a member of a raft cluster.
-func (n *Node) Clustered() bool { return n.cl != nil }
-
 // ClusterStatusJSON is ClusterStatus encoded (for transport).
-func (n *Node) ClusterStatusJSON() ([]byte, error) {
-	st, err := n.ClusterStatus()
+func (c *Node) ClusterStatusJSON() ([]byte, error) {
+	st, err := c.ClusterStatus()
 	if err != nil {
 		return nil, err
 	}
@@ -225,16 +185,12 @@ func (n *Node) ClusterStatusJSON() ([]byte, error) {
 // RestoreClusterBackup replaces the whole cluster's state with a backup file from this
 // node's backup directory (DATA_DIR/backups). It runs on the leader only: raft installs
 // the state there and sends it to every follower as a snapshot.
-func (n *Node) RestoreClusterBackup(ctx context.Context, name string) error {
-	c := n.cl
-	if c == nil {
-		return &engine.Error{Kind: engine.KindConflict, Msg: "this server is not part of a cluster: use `podium restore`"}
-	}
+func (c *Node) RestoreClusterBackup(ctx context.Context, name string) error {
 	if c.r.State() != raft.Leader {
 		id, url := c.leaderURL()
 		return &engine.Error{Kind: engine.KindConflict, Msg: fmt.Sprintf("restore on the leader (%s %s), with the backup file in its backup directory", id, url)}
 	}
-	path, err := n.BackupPath(name)
+	path, err := c.BackupPath(name)
 	if err != nil {
 		return &engine.Error{Kind: engine.KindNotFound, Msg: fmt.Sprintf("no backup %q in this node's backup directory", name)}
 	}
@@ -243,7 +199,7 @@ func (n *Node) RestoreClusterBackup(ctx context.Context, name string) error {
 		return err
 	}
 	defer f.Close()
-	_, data, err := readBackup(f)
+	_, data, err := persist.ReadBackup(f)
 	if err != nil {
 		return invalid("%v", err)
 	}

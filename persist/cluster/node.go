@@ -1,25 +1,22 @@
-package persist
+package cluster
 
 import (
 	"context"
 	"crypto/rand"
-	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	"github.com/rs/zerolog"
 
 	"podium/engine"
+	"podium/persist"
 	"podium/persist/store"
 )
 
@@ -27,21 +24,21 @@ import (
 // (transport answers 503 with Retry-After: 1).
 var ErrNoLeader = engine.ErrNoLeader
 
-// ClusterObserver receives the raft measurements of SPEC §8a (implemented by package
+// Observer receives the raft measurements of SPEC §8a (implemented by package
 // metrics).
-type ClusterObserver interface {
+type Observer interface {
 	RaftState(state string)
 	LeaderChanged()
 	RaftIndexes(applied, commit uint64)
 	Forwarded(outcome string)
 }
 
-type nopClusterObserver struct{}
+type nopObserver struct{}
 
-func (nopClusterObserver) RaftState(string)           {}
-func (nopClusterObserver) LeaderChanged()             {}
-func (nopClusterObserver) RaftIndexes(uint64, uint64) {}
-func (nopClusterObserver) Forwarded(string)           {}
+func (nopObserver) RaftState(string)           {}
+func (nopObserver) LeaderChanged()             {}
+func (nopObserver) RaftIndexes(uint64, uint64) {}
+func (nopObserver) Forwarded(string)           {}
 
 // leaderWait is how long a change waits for a leader before 503 (SPEC §8a).
 const leaderWait = 5 * time.Second
@@ -49,18 +46,41 @@ const leaderWait = 5 * time.Second
 // localApplyWait bounds how long a node waits to apply a change the leader committed.
 const localApplyWait = 10 * time.Second
 
-// cluster is the raft side of a Node in cluster mode: the engine is raft's FSM, changes
-// go through the leader's log, and every node applies the committed log.
-type cluster struct {
-	cfg    *ClusterConfig
-	n      *Node
-	fsm    *clusterFSM
+// Options configure a cluster node.
+type Options struct {
+	// Config is the cluster's settings (ParseConfig).
+	Config *Config
+	Log    zerolog.Logger
+	// Observer receives the measurements of applies, log appends and snapshots;
+	// RaftObserver those of raft itself. Either may be nil.
+	Observer     persist.Observer
+	RaftObserver Observer
+	// SnapshotEvery is how many log entries raft gathers before it snapshots (default
+	// 10,000).
+	SnapshotEvery uint64
+	// SegmentSize is the raft log's segment size (default 16 MiB).
+	SegmentSize int64
+	// JournalFault, when set, is consulted before every raft log write and allocation
+	// from the start on (fault-injection tests of a full disk).
+	JournalFault func() error
+}
+
+// Node is a member of a raft cluster: the engine is raft's FSM, changes go through the
+// leader's log, and every node applies the committed log. It serves the same contract
+// as the single node (persist.Node), plus the cluster's routes.
+type Node struct {
+	cfg    *Config
+	dir    string
+	core   *persist.Core
+	eng    *engine.Engine // core.Engine()
+	st     *store.Store   // raft snapshots (snapshot_store.go)
+	fsm    *fsm
 	r      *raft.Raft
 	layer  *authLayer
 	trans  *raft.NetworkTransport
 	logs   *journalLog
 	stable *fileStable
-	obs    ClusterObserver
+	obs    Observer
 	secret []byte
 	client *http.Client
 	log    zerolog.Logger
@@ -69,11 +89,14 @@ type cluster struct {
 	lastStamp int64
 
 	ready      atomic.Bool
-	contacts   sync.Map // node id -> time.Time of the last answered /healthz
-	quit       chan struct{}
+	closing    atomic.Bool
+	contacts   sync.Map      // node id -> time.Time of the last answered /healthz
+	stopping   chan struct{} // closed when Close begins: waiting changes give up
+	quit       chan struct{} // closed once raft is down: the watcher stops
 	done       chan struct{}
 	obsCh      chan raft.Observation
 	observer   *raft.Observer
+	closeOnce  sync.Once
 	shutdownMu sync.Mutex
 
 	noLeaderLog, appendFailLog rateLog
@@ -86,7 +109,7 @@ type rateLog struct {
 	skipped atomic.Int64
 }
 
-func (c *cluster) logLimited(r *rateLog, emit func(skipped int64)) {
+func (c *Node) logLimited(r *rateLog, emit func(skipped int64)) {
 	now := time.Now().UnixNano()
 	last := r.at.Load()
 	if now-last < int64(time.Second) || !r.at.CompareAndSwap(last, now) {
@@ -96,137 +119,9 @@ func (c *cluster) logLimited(r *rateLog, emit func(skipped int64)) {
 	emit(r.skipped.Swap(0))
 }
 
-// openCluster opens a Node in cluster mode: raft with the journal as its log.
-func openCluster(dir string, opts Options) (*Node, error) {
-	cfg := opts.Cluster
-	n := &Node{
-		dir: dir, eng: engine.New(), opts: opts, log: opts.Log,
-		quit: make(chan struct{}), loopDone: make(chan struct{}), gcDone: make(chan struct{}),
-	}
-	obs := opts.ClusterObserver
-	if obs == nil {
-		obs = nopClusterObserver{}
-	}
-	c := &cluster{
-		cfg: cfg, n: n, fsm: newClusterFSM(n), obs: obs, secret: []byte(cfg.Secret),
-		log:    opts.Log.With().Str("component", "cluster").Logger(),
-		client: &http.Client{Timeout: localApplyWait, Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: time.Minute}},
-		quit:   make(chan struct{}), done: make(chan struct{}),
-	}
-	n.cl = c
-	for _, p := range cfg.Peers {
-		c.fsm.members[p.ID] = p.HTTPURL
-	}
-	rdir := filepath.Join(dir, "raft")
-	if err := os.MkdirAll(rdir, 0o700); err != nil {
-		return nil, fmt.Errorf("create raft dir: %w", err)
-	}
-	var err error
-	if c.logs, err = openRaftLog(filepath.Join(rdir, "log"), opts); err != nil {
-		return nil, err
-	}
-	if c.stable, err = openFileStable(filepath.Join(rdir, "stable.dat"), filepath.Join(rdir, "stable.json")); err != nil {
-		c.logs.Close()
-		return nil, err
-	}
-	hlevel := hclog.Warn
-	if opts.Log.GetLevel() <= zerolog.InfoLevel {
-		hlevel = hclog.Info
-	}
-	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hlevel, Output: c.log})
-	// Raft snapshots live in the node's Badger store (cluster_snapshots.go), like a
-	// single node's snapshots.
-	if n.st, err = store.OpenForNode(dir, opts.Log); err != nil {
-		c.logs.Close()
-		return nil, err
-	}
-	failEarly := func(err error) (*Node, error) {
-		c.logs.Close()
-		n.st.Close()
-		return nil, err
-	}
-	snaps, err := openRaftSnapshots(n.st, filepath.Join(rdir, "snapshots"), hl, c.log)
-	if err != nil {
-		return failEarly(err)
-	}
-	var tlsCfg *tls.Config
-	if cfg.TLSCert != "" {
-		if tlsCfg, err = loadRaftTLS(cfg.TLSCert, cfg.TLSKey, cfg.TLSCA); err != nil {
-			return failEarly(err)
-		}
-	}
-	if c.layer, err = newAuthLayer(cfg.RaftAddr, cfg.RaftAdvertise, c.secret, tlsCfg, c.log); err != nil {
-		return failEarly(err)
-	}
-	c.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-		Stream: c.layer, MaxPool: 3, Timeout: 10 * time.Second, Logger: hl,
-	})
-	// A node whose journal cannot be written does not vote for itself (it would step
-	// down at its first append); a probe write tells when the disk is back.
-	c.stable.self = []byte(c.trans.LocalAddr())
-	c.stable.refuseSelfVote = func() bool {
-		if !c.logs.failed.Load() {
-			return false
-		}
-		if c.logs.j.Probe() == nil {
-			c.logs.failed.Store(false)
-			return false
-		}
-		return true
-	}
-	rc := raft.DefaultConfig()
-	rc.LocalID = raft.ServerID(cfg.NodeID)
-	rc.Logger = hl
-	rc.MaxAppendEntries = 512
-	rc.BatchApplyCh = true
-	// Raft snapshots once SnapshotEvery (10,000) entries have gathered, looking every
-	// 30-60 s; it keeps TrailingLogs entries after a snapshot for followers that lag.
-	rc.SnapshotThreshold = opts.SnapshotEvery
-	rc.SnapshotInterval = 30 * time.Second
-	rc.TrailingLogs = 10240
-	if cfg.TrailingLogs > 0 {
-		rc.TrailingLogs = cfg.TrailingLogs
-	}
-	fail := func(err error) (*Node, error) {
-		c.trans.Close()
-		return failEarly(err)
-	}
-	existing, err := raft.HasExistingState(c.logs, c.stable, snaps)
-	if err != nil {
-		return fail(fmt.Errorf("raft state: %w", err))
-	}
-	if !existing {
-		if _, self := cfg.peer(cfg.NodeID); self {
-			var conf raft.Configuration
-			for _, p := range cfg.Peers {
-				conf.Servers = append(conf.Servers, raft.Server{Suffrage: raft.Voter, ID: raft.ServerID(p.ID), Address: raft.ServerAddress(p.RaftAddr)})
-			}
-			if err := raft.BootstrapCluster(rc, c.logs, c.stable, snaps, c.trans, conf); err != nil {
-				return fail(fmt.Errorf("bootstrap the cluster: %w", err))
-			}
-		}
-	}
-	if c.r, err = raft.NewRaft(rc, c.fsm, c.logs, c.stable, snaps, c.trans); err != nil {
-		return fail(fmt.Errorf("start raft: %w", err))
-	}
-	c.obsCh = make(chan raft.Observation, 16)
-	c.observer = raft.NewObserver(c.obsCh, false, func(o *raft.Observation) bool {
-		_, ok := o.Data.(raft.LeaderObservation)
-		return ok
-	})
-	c.r.RegisterObserver(c.observer)
-	go c.watch()
-	if opts.Ratings { // fitted on the leader only (ratingsLoop); every node applies the result
-		n.ratingsDone = make(chan struct{})
-		go n.ratingsLoop()
-	}
-	c.log.Info().Str("node_id", cfg.NodeID).Str("raft_addr", cfg.RaftAdvertise).Bool("existing_state", existing).Msg("cluster node started")
-	return n, nil
-}
-
 // watch updates metrics, readiness and reachability every second, and counts leader
 // changes.
-func (c *cluster) watch() {
+func (c *Node) watch() {
 	defer close(c.done)
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -254,7 +149,7 @@ func (c *cluster) watch() {
 }
 
 // probe checks every other member's /healthz in the background (reachable, last contact).
-func (c *cluster) probe() {
+func (c *Node) probe() {
 	for id, url := range c.memberURLs() {
 		if id == c.cfg.NodeID {
 			continue
@@ -278,7 +173,7 @@ func (c *cluster) probe() {
 	}
 }
 
-func (c *cluster) memberURLs() map[string]string {
+func (c *Node) memberURLs() map[string]string {
 	c.fsm.mu.Lock()
 	defer c.fsm.mu.Unlock()
 	out := make(map[string]string, len(c.fsm.members))
@@ -315,13 +210,13 @@ type errRetry struct{ err error }
 func (e errRetry) Error() string { return e.err.Error() }
 func (e errRetry) Unwrap() error { return e.err }
 
-// submit commits a command through the leader and returns the result this node got
+// Submit commits a command through the leader and returns the result this node got
 // when it applied it.
-func (c *cluster) submit(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, error) {
-	if c.n.closing.Load() {
-		return nil, ErrClosed
+func (c *Node) Submit(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, error) {
+	if c.closing.Load() {
+		return nil, persist.ErrClosed
 	}
-	env := &engine.Envelope{Actor: actor, Cmd: cmd, Seed: randomSeed()}
+	env := persist.NewEnvelope(actor, cmd)
 	id := newRequestID()
 	w := c.fsm.addWaiter(id)
 	defer c.fsm.dropWaiter(id)
@@ -337,15 +232,15 @@ func (c *cluster) submit(ctx context.Context, actor engine.Actor, cmd engine.Com
 		return r.res, r.err
 	case <-t.C:
 		return nil, fmt.Errorf("%w: the change is committed but this node has not applied it yet", ErrNoLeader)
-	case <-c.n.quit:
-		return nil, ErrClosed
+	case <-c.stopping:
+		return nil, persist.ErrClosed
 	}
 }
 
 // commit gets e into the committed log: proposed locally on the leader, forwarded
 // otherwise, retried (same request id) until a leader takes it or leaderWait passes.
 // A result arriving on w meanwhile also ends it.
-func (c *cluster) commit(ctx context.Context, e *clusterEntry, w chan applyResult) error {
+func (c *Node) commit(ctx context.Context, e *clusterEntry, w chan applyResult) error {
 	deadline := time.Now().Add(leaderWait)
 	var last error
 	for {
@@ -377,13 +272,13 @@ func (c *cluster) commit(ctx context.Context, e *clusterEntry, w chan applyResul
 		case <-time.After(100 * time.Millisecond):
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-c.n.quit:
-			return ErrClosed
+		case <-c.stopping:
+			return persist.ErrClosed
 		}
 	}
 }
 
-func (c *cluster) countForward(err error) {
+func (c *Node) countForward(err error) {
 	var rt errRetry
 	switch {
 	case err == nil:
@@ -397,7 +292,7 @@ func (c *cluster) countForward(err error) {
 
 // propose stamps and appends e on the leader and waits until it is committed and
 // applied here. A request id already applied is not proposed again.
-func (c *cluster) propose(e *clusterEntry) (uint64, error) {
+func (c *Node) propose(e *clusterEntry) (uint64, error) {
 	if e.ReqID != "" {
 		if idx, ok := c.fsm.seenIndex(e.ReqID); ok {
 			return idx, nil
@@ -419,7 +314,7 @@ func (c *cluster) propose(e *clusterEntry) (uint64, error) {
 	}
 	f := c.r.Apply(data, leaderWait)
 	if err := f.Error(); err != nil {
-		if err = raftErr(err); errors.Is(err, ErrClosed) || errors.As(err, new(errRetry)) {
+		if err = raftErr(err); errors.Is(err, persist.ErrClosed) || errors.As(err, new(errRetry)) {
 			return 0, err
 		}
 		// The log could not be written here (disk full, I/O error): raft steps down, so
@@ -427,13 +322,13 @@ func (c *cluster) propose(e *clusterEntry) (uint64, error) {
 		c.logLimited(&c.appendFailLog, func(skipped int64) {
 			c.log.Error().Err(err).Int64("more", skipped).Msg("raft append failed")
 		})
-		return 0, errRetry{fmt.Errorf("%w: %v", ErrReadOnly, err)}
+		return 0, errRetry{fmt.Errorf("%w: %v", persist.ErrReadOnly, err)}
 	}
 	return f.Index(), nil
 }
 
 // leaderURL returns the leader's id and HTTP base URL ("" when none is known).
-func (c *cluster) leaderURL() (string, string) {
+func (c *Node) leaderURL() (string, string) {
 	_, id := c.r.LeaderWithID()
 	if id == "" {
 		return "", ""
@@ -441,12 +336,25 @@ func (c *cluster) leaderURL() (string, string) {
 	return string(id), c.fsm.memberURL(string(id))
 }
 
-func (c *cluster) isReady() bool {
-	return !c.logs.failed.Load() && !c.n.closing.Load() && c.ready.Load()
+// Ready reports whether the node accepts changes: a leader is known, this node has
+// applied what was committed, and its log can be written.
+func (c *Node) Ready() bool {
+	return !c.logs.failed.Load() && !c.closing.Load() && c.ready.Load()
 }
 
-// close hands leadership over when leading, stops raft and closes the log.
-func (c *cluster) close() error {
+// Close hands leadership over when leading, stops raft and closes the log and the
+// snapshot store.
+func (c *Node) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		c.closing.Store(true)
+		close(c.stopping)
+		err = c.shutdown()
+	})
+	return err
+}
+
+func (c *Node) shutdown() error {
 	c.shutdownMu.Lock()
 	defer c.shutdownMu.Unlock()
 	if c.r.State() == raft.Leader {
@@ -463,30 +371,30 @@ func (c *cluster) close() error {
 	if e := c.logs.Close(); err == nil {
 		err = e
 	}
-	if e := c.n.st.Close(); err == nil {
+	if e := c.st.Close(); err == nil {
 		err = e
 	}
 	c.client.CloseIdleConnections()
 	return err
 }
 
-// submitWithBackup writes a backup of this node's state, then submits the (destructive)
+// SubmitWithBackup writes a backup of this node's state, then submits the (destructive)
 // command. Commands committed by other nodes in between are in the backup's successors,
 // not in it: the backup is "just before" as seen from this node.
-func (c *cluster) submitWithBackup(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, string, error) {
-	encode, seq := c.n.eng.Capture()
-	name, err := c.n.writeBackup(encode, seq, "pre-reset")
+func (c *Node) SubmitWithBackup(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, string, error) {
+	encode, seq := c.eng.Capture()
+	name, err := persist.WriteBackup(c.dir, time.Now(), encode, seq, "pre-reset")
 	if err != nil {
 		c.log.Error().Err(err).Msg("backup before reset failed; reset refused")
 		return nil, "", fmt.Errorf("backup before reset failed: %w", err)
 	}
-	res, err := c.submit(ctx, actor, cmd)
+	res, err := c.Submit(ctx, actor, cmd)
 	return res, name, err
 }
 
-// snapshot takes a raft snapshot now (the log before it is then dropped as raft's
+// Snapshot takes a raft snapshot now (the log before it is then dropped as raft's
 // TrailingLogs allows).
-func (c *cluster) snapshot() error {
+func (c *Node) Snapshot() error {
 	err := c.r.Snapshot().Error()
 	if err != nil && errors.Is(err, raft.ErrNothingNewToSnapshot) {
 		return nil
@@ -496,6 +404,46 @@ func (c *cluster) snapshot() error {
 
 // appliedIndex is the last raft index this node has applied: commands (the FSM's own
 // count) or raft's no-op and configuration entries, which never reach the FSM.
-func (c *cluster) appliedIndex() uint64 {
+func (c *Node) appliedIndex() uint64 {
 	return max(c.fsm.applied(), c.r.AppliedIndex())
 }
+
+// Backup writes a backup of this node's state and returns its file name.
+func (c *Node) Backup() (string, error) {
+	encode, seq := c.eng.Capture()
+	return persist.WriteBackup(c.dir, time.Now(), encode, seq, "")
+}
+
+// BackupPath returns the path of a named backup in this node's backup directory.
+func (c *Node) BackupPath(name string) (string, error) { return persist.BackupPath(c.dir, name) }
+
+// Read runs fn under the engine's read lock.
+func (c *Node) Read(fn func(s *engine.State)) { c.core.Read(fn) }
+
+// TryRead is Read when the FSM does not hold the state right now; it reports whether
+// fn ran.
+func (c *Node) TryRead(fn func(s *engine.State)) bool { return c.core.TryRead(fn) }
+
+// JudgeIDByTokenHash returns the judge whose session token hashes to hash (hex), without
+// waiting for the FSM.
+func (c *Node) JudgeIDByTokenHash(hash []byte) (engine.ID, bool) {
+	return c.core.JudgeIDByTokenHash(hash)
+}
+
+// SetEventSink sets the function that receives the events of every applied command,
+// whichever node took it. It is called from raft's apply goroutine and must not block.
+func (c *Node) SetEventSink(fn func([]engine.Event)) { c.core.SetEventSink(fn) }
+
+// SetApplyHook sets a function called after every command this node applies (its
+// kind; "" after a snapshot replaced the whole state), on the apply goroutine: it must
+// not block. Handlers use it to see changes that other nodes took.
+func (c *Node) SetApplyHook(fn func(kind string)) { c.core.SetApplyHook(fn) }
+
+// Failure is nil: a cluster node whose log cannot be written reports not-ready and
+// leaves leading to another node instead of turning read-only.
+func (c *Node) Failure() error { return nil }
+
+// LeadsDuties reports whether this node runs the duties that act on their own (the
+// ratings fit, the mail outbox; SPEC §8a): only while it leads. The others apply the
+// leader's results.
+func (c *Node) LeadsDuties() bool { return c.r != nil && c.r.State() == raft.Leader }

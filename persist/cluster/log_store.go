@@ -1,4 +1,4 @@
-package persist
+package cluster
 
 import (
 	"encoding/binary"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
+	"podium/persist"
 	"podium/persist/journal"
 )
 
@@ -19,7 +20,7 @@ import (
 // length (4), extensions, data.
 type journalLog struct {
 	j   *journal.Journal
-	obs Observer
+	obs persist.Observer
 	// failed is set while the last write failed (disk full, I/O error): the node reports
 	// not-ready until a write succeeds again.
 	failed atomic.Bool

@@ -1,4 +1,4 @@
-package persist
+package cluster
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"podium/engine"
+	"podium/persist"
 )
 
 func TestParseClusterConfig(t *testing.T) {
@@ -53,7 +54,7 @@ func TestParseClusterConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := ParseClusterConfig(func(k string) string { return tt.env[k] })
+			c, err := ParseConfig(func(k string) string { return tt.env[k] })
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
@@ -68,7 +69,7 @@ func TestParseClusterConfig(t *testing.T) {
 			}
 		})
 	}
-	c, _ := ParseClusterConfig(func(k string) string { return with("RAFT_ADDR", ":7001")[k] })
+	c, _ := ParseConfig(func(k string) string { return with("RAFT_ADDR", ":7001")[k] })
 	if c.RaftAdvertise != "127.0.0.1:7001" {
 		t.Fatalf("advertise %q, want the address from CLUSTER_PEERS", c.RaftAdvertise)
 	}
@@ -130,7 +131,7 @@ func TestRaftHandshake(t *testing.T) {
 
 func TestRaftLogOnJournal(t *testing.T) {
 	dir := t.TempDir()
-	l, err := openRaftLog(dir, Options{Observer: nopObserver{}})
+	l, err := openRaftLog(dir, Options{Observer: persist.NewCore(nil).Observer()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestRaftLogOnJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.Close()
-	l2, err := openRaftLog(dir, Options{Observer: nopObserver{}})
+	l2, err := openRaftLog(dir, Options{Observer: persist.NewCore(nil).Observer()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,9 +203,8 @@ func TestRaftLogOnJournal(t *testing.T) {
 	check(l2, 500, 500)
 }
 
-func newTestFSM() *clusterFSM {
-	n := &Node{eng: engine.New(), opts: Options{Observer: nopObserver{}}, log: zerolog.Nop()}
-	return newClusterFSM(n)
+func newTestFSM() *fsm {
+	return newFSM(persist.NewCore(nil), zerolog.Nop())
 }
 
 func entryLog(t *testing.T, index uint64, reqID string, cmd engine.Command, at int64) *raft.Log {
@@ -246,7 +246,7 @@ func TestFSMDeterministicAndIdempotent(t *testing.T) {
 		t.Fatal("the waiting request got no result")
 	}
 	judges := 0
-	a.n.eng.Read(func(s *engine.State) { judges = len(s.Judges) })
+	a.core.Read(func(s *engine.State) { judges = len(s.Judges) })
 	if judges != 20 {
 		t.Fatalf("%d judges, want 20 (the retried request applied twice?)", judges)
 	}
@@ -277,7 +277,7 @@ func TestFSMDeterministicAndIdempotent(t *testing.T) {
 	// The restored FSM skips a retry the same way.
 	c.Apply(entryLog(t, 22, "req-7", &engine.CreateJudges{
 		Judges: []engine.NewJudge{{Name: "Judge 7", Email: "j7@example.com"}}, Codes: []string{"10000007"}}, 2000))
-	c.n.eng.Read(func(s *engine.State) { judges = len(s.Judges) })
+	c.core.Read(func(s *engine.State) { judges = len(s.Judges) })
 	if judges != 20 {
 		t.Fatalf("restored FSM applied a retried request: %d judges", judges)
 	}

@@ -1,4 +1,4 @@
-package persist
+package cluster
 
 import (
 	"crypto/ecdsa"

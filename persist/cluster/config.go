@@ -1,4 +1,4 @@
-package persist
+package cluster
 
 import (
 	"fmt"
@@ -9,19 +9,19 @@ import (
 	"strings"
 )
 
-// ClusterPeer is one initial voter from CLUSTER_PEERS.
-type ClusterPeer struct {
+// Peer is one initial voter from CLUSTER_PEERS.
+type Peer struct {
 	ID       string
 	RaftAddr string
 	HTTPURL  string
 }
 
-// ClusterConfig holds the settings of SPEC §8a.
-type ClusterConfig struct {
+// Config holds the settings of SPEC §8a.
+type Config struct {
 	NodeID        string
 	RaftAddr      string // listen address
 	RaftAdvertise string // address the others reach this node at
-	Peers         []ClusterPeer
+	Peers         []Peer
 	Secret        string
 	// TrailingLogs is how many applied entries stay in the log after a snapshot
 	// (RAFT_TRAILING_LOGS, default 10,240); a follower further behind gets a snapshot.
@@ -31,20 +31,20 @@ type ClusterConfig struct {
 	TLSCert, TLSKey, TLSCA string
 }
 
-// clusterSettings are the environment variables that switch cluster mode on.
-var clusterSettings = []string{"NODE_ID", "RAFT_ADDR", "RAFT_ADVERTISE", "CLUSTER_PEERS", "CLUSTER_SECRET"}
+// settings are the environment variables that switch cluster mode on.
+var settings = []string{"NODE_ID", "RAFT_ADDR", "RAFT_ADVERTISE", "CLUSTER_PEERS", "CLUSTER_SECRET"}
 
 var nodeIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
-// MinClusterSecret is the shortest CLUSTER_SECRET accepted.
-const MinClusterSecret = 32
+// MinSecret is the shortest CLUSTER_SECRET accepted.
+const MinSecret = 32
 
-// ParseClusterConfig reads the cluster settings through get (os.Getenv). It returns nil
+// ParseConfig reads the cluster settings through get (os.Getenv). It returns nil
 // when none is set (single-node mode) and an error naming the setting when one is
 // missing or malformed.
-func ParseClusterConfig(get func(string) string) (*ClusterConfig, error) {
+func ParseConfig(get func(string) string) (*Config, error) {
 	any := false
-	for _, k := range clusterSettings {
+	for _, k := range settings {
 		if get(k) != "" {
 			any = true
 		}
@@ -52,7 +52,7 @@ func ParseClusterConfig(get func(string) string) (*ClusterConfig, error) {
 	if !any {
 		return nil, nil
 	}
-	c := &ClusterConfig{
+	c := &Config{
 		NodeID: strings.TrimSpace(get("NODE_ID")), RaftAddr: strings.TrimSpace(get("RAFT_ADDR")),
 		RaftAdvertise: strings.TrimSpace(get("RAFT_ADVERTISE")), Secret: get("CLUSTER_SECRET"),
 	}
@@ -73,8 +73,8 @@ func ParseClusterConfig(get func(string) string) (*ClusterConfig, error) {
 			return nil, fmt.Errorf("RAFT_ADVERTISE=%q: %v", c.RaftAdvertise, err)
 		}
 	}
-	if len(c.Secret) < MinClusterSecret {
-		return nil, fmt.Errorf("CLUSTER_SECRET is required in cluster mode and must be at least %d characters", MinClusterSecret)
+	if len(c.Secret) < MinSecret {
+		return nil, fmt.Errorf("CLUSTER_SECRET is required in cluster mode and must be at least %d characters", MinSecret)
 	}
 	if v := strings.TrimSpace(get("RAFT_TRAILING_LOGS")); v != "" {
 		n, err := strconv.ParseUint(v, 10, 32)
@@ -115,13 +115,13 @@ func btoi(b bool) int {
 	return 0
 }
 
-func (c *ClusterConfig) peer(id string) (ClusterPeer, bool) {
+func (c *Config) peer(id string) (Peer, bool) {
 	for _, p := range c.Peers {
 		if p.ID == id {
 			return p, true
 		}
 	}
-	return ClusterPeer{}, false
+	return Peer{}, false
 }
 
 func checkHostPort(s string, allowEmptyHost bool) error {
@@ -139,11 +139,11 @@ func checkHostPort(s string, allowEmptyHost bool) error {
 }
 
 // parsePeers parses "id=raft_host:raft_port=http_base_url,...".
-func parsePeers(v string) ([]ClusterPeer, error) {
+func parsePeers(v string) ([]Peer, error) {
 	if strings.TrimSpace(v) == "" {
 		return nil, fmt.Errorf("required in cluster mode (id=raft_host:port=http_url,...)")
 	}
-	var out []ClusterPeer
+	var out []Peer
 	ids := map[string]bool{}
 	for _, item := range strings.Split(v, ",") {
 		item = strings.TrimSpace(item)
@@ -154,7 +154,7 @@ func parsePeers(v string) ([]ClusterPeer, error) {
 		if len(parts) != 3 {
 			return nil, fmt.Errorf("%q: want id=raft_host:port=http_url", item)
 		}
-		p := ClusterPeer{ID: parts[0], RaftAddr: parts[1], HTTPURL: strings.TrimRight(parts[2], "/")}
+		p := Peer{ID: parts[0], RaftAddr: parts[1], HTTPURL: strings.TrimRight(parts[2], "/")}
 		if !nodeIDRE.MatchString(p.ID) {
 			return nil, fmt.Errorf("%q: bad node id", item)
 		}

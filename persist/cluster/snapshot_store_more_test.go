@@ -1,4 +1,4 @@
-package persist
+package cluster
 
 // Raft snapshots in Badger: the import from raft's file store, space reclaimed, a kill
 // mid-write.
