@@ -118,7 +118,7 @@ func Open(dir string, opts Options) (*Node, error) {
 	}
 	// The journal first: when it is corrupt, startup stops before Badger (which writes
 	// when it opens) has touched the directory.
-	j, err := journal.Open(JournalDir(dir), journal.Options{SegmentSize: opts.SegmentSize, Log: opts.Log})
+	j, err := journal.Open(journalDir(dir), journal.Options{SegmentSize: opts.SegmentSize, Log: opts.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -160,8 +160,8 @@ func Open(dir string, opts Options) (*Node, error) {
 	return n, nil
 }
 
-// JournalDir is where the journal of the data directory dir lives.
-func JournalDir(dir string) string { return filepath.Join(dir, "journal") }
+// journalDir is where the journal of the data directory dir lives.
+func journalDir(dir string) string { return filepath.Join(dir, "journal") }
 
 // recover loads the latest snapshot and replays the journal after it.
 func (n *Node) recover() error {

@@ -74,7 +74,7 @@ func TestMigratesBadgerJournal(t *testing.T) {
 	}
 	crash(n)
 	// Rebuild the old layout: the same records in Badger, no journal directory.
-	os.RemoveAll(JournalDir(dir))
+	os.RemoveAll(journalDir(dir))
 	st, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
@@ -141,13 +141,13 @@ func TestSnapshotDropsCoveredSegments(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		addProject(t, n, i)
 	}
-	if segs := segFiles(t, JournalDir(dir)); len(segs) < 3 {
+	if segs := segFiles(t, journalDir(dir)); len(segs) < 3 {
 		t.Fatalf("%d segments, want several", len(segs))
 	}
 	if err := n.Snapshot(); err != nil {
 		t.Fatal(err)
 	}
-	if segs := segFiles(t, JournalDir(dir)); len(segs) != 1 {
+	if segs := segFiles(t, journalDir(dir)); len(segs) != 1 {
 		t.Fatalf("segments after the snapshot: %v, want only the active one", segs)
 	}
 	addProject(t, n, 60)

@@ -182,7 +182,7 @@ func TestCleanShutdownWritesSnapshot(t *testing.T) {
 // lastSegment returns the path of the newest journal segment of a data directory.
 func lastSegment(t *testing.T, dir string) string {
 	t.Helper()
-	segs := segFiles(t, JournalDir(dir))
+	segs := segFiles(t, journalDir(dir))
 	if len(segs) == 0 {
 		t.Fatal("no journal segment")
 	}
@@ -489,7 +489,7 @@ func TestJournalReplayIsDeterministic(t *testing.T) {
 	want := stateHash(t, n)
 	crash(n)
 
-	j, err := journal.Open(JournalDir(dir), journal.Options{Log: zerolog.Nop()})
+	j, err := journal.Open(journalDir(dir), journal.Options{Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,8 +36,8 @@ var settings = []string{"NODE_ID", "RAFT_ADDR", "RAFT_ADVERTISE", "CLUSTER_PEERS
 
 var nodeIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
-// MinSecret is the shortest CLUSTER_SECRET accepted.
-const MinSecret = 32
+// minSecret is the shortest CLUSTER_SECRET accepted.
+const minSecret = 32
 
 // ParseConfig reads the cluster settings through get (os.Getenv). It returns nil
 // when none is set (single-node mode) and an error naming the setting when one is
@@ -73,8 +73,8 @@ func ParseConfig(get func(string) string) (*Config, error) {
 			return nil, fmt.Errorf("RAFT_ADVERTISE=%q: %v", c.RaftAdvertise, err)
 		}
 	}
-	if len(c.Secret) < MinSecret {
-		return nil, fmt.Errorf("CLUSTER_SECRET is required in cluster mode and must be at least %d characters", MinSecret)
+	if len(c.Secret) < minSecret {
+		return nil, fmt.Errorf("CLUSTER_SECRET is required in cluster mode and must be at least %d characters", minSecret)
 	}
 	if v := strings.TrimSpace(get("RAFT_TRAILING_LOGS")); v != "" {
 		n, err := strconv.ParseUint(v, 10, 32)

@@ -25,24 +25,14 @@ type tornTail struct {
 	batch int // valid records of the torn batch found after the bad one
 }
 
+// load reads the journal's segments, checks every record, and then (only when nothing
+// refuses the start) opens the segment files, repairs a torn tail and removes
+// segments without records.
 func (j *Journal) load() error {
-	entries, err := os.ReadDir(j.dir)
+	bases, err := j.listSegments()
 	if err != nil {
-		return fmt.Errorf("read journal dir: %w", err)
+		return err
 	}
-	var bases []uint64
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, segSuffix) {
-			continue
-		}
-		b, err := strconv.ParseUint(strings.TrimSuffix(name, segSuffix), 10, 64)
-		if err != nil || b == 0 {
-			return fmt.Errorf("journal: unexpected file %s", filepath.Join(j.dir, name))
-		}
-		bases = append(bases, b)
-	}
-	sort.Slice(bases, func(a, b int) bool { return bases[a] < bases[b] })
 	markFirst, err := j.readFirst()
 	if err != nil {
 		return err
@@ -66,37 +56,9 @@ func (j *Journal) load() error {
 			continue
 		}
 		seg := &segment{base: base, path: path, size: int64(len(data))}
-		off, expected := int64(0), base
-		for {
-			n, reason := checkRecord(data, off, expected)
-			if reason == "" {
-				seg.offsets = append(seg.offsets, off)
-				off = align8(off + recHeader + int64(n))
-				expected++
-				continue
-			}
-			nz := lastNonZero(data)
-			if nz <= off {
-				break // clean end: zeros up to the end of the segment
-			}
-			// Something non-zero that is not the next record: torn or corrupt.
-			t := &tornTail{seg: seg, from: off, to: nz, index: expected}
-			for p := off + 8; ; p += 8 {
-				q, idx, ok := scanValid(data, p)
-				if !ok {
-					break
-				}
-				if batch := binary.LittleEndian.Uint64(data[q+16:]); batch > expected {
-					return &CorruptionError{Segment: path, Offset: off, Index: expected,
-						Reason: fmt.Sprintf("%s; record %d of a later write follows at offset %d", reason, idx, q)}
-				}
-				t.batch++
-				p = q
-			}
-			torn = t
-			break
+		if torn, err = verifySegment(seg, data); err != nil {
+			return err
 		}
-		seg.end = off
 		if len(seg.offsets) == 0 {
 			unused = append(unused, path)
 			continue
@@ -108,6 +70,75 @@ func (j *Journal) load() error {
 		prevLast = seg.lastIndex()
 		j.segs = append(j.segs, seg)
 	}
+	j.setBounds(prevLast, markFirst)
+	return j.repair(torn, unused)
+}
+
+// listSegments returns the first indexes of the segment files, in order.
+func (j *Journal) listSegments() ([]uint64, error) {
+	entries, err := os.ReadDir(j.dir)
+	if err != nil {
+		return nil, fmt.Errorf("read journal dir: %w", err)
+	}
+	var bases []uint64
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, segSuffix) {
+			continue
+		}
+		b, err := strconv.ParseUint(strings.TrimSuffix(name, segSuffix), 10, 64)
+		if err != nil || b == 0 {
+			return nil, fmt.Errorf("journal: unexpected file %s", filepath.Join(j.dir, name))
+		}
+		bases = append(bases, b)
+	}
+	sort.Slice(bases, func(a, b int) bool { return bases[a] < bases[b] })
+	return bases, nil
+}
+
+// verifySegment checks the records of one segment (data is its content) and records
+// their offsets and its end in seg. Something non-zero after the last valid record is
+// a torn tail when only records of the same batch follow it, and corruption when a
+// record of a later batch does.
+func verifySegment(seg *segment, data []byte) (*tornTail, error) {
+	var torn *tornTail
+	off, expected := int64(0), seg.base
+	for {
+		n, reason := checkRecord(data, off, expected)
+		if reason == "" {
+			seg.offsets = append(seg.offsets, off)
+			off = align8(off + recHeader + int64(n))
+			expected++
+			continue
+		}
+		nz := lastNonZero(data)
+		if nz <= off {
+			break // clean end: zeros up to the end of the segment
+		}
+		// Something non-zero that is not the next record: torn or corrupt.
+		t := &tornTail{seg: seg, from: off, to: nz, index: expected}
+		for p := off + 8; ; p += 8 {
+			q, idx, ok := scanValid(data, p)
+			if !ok {
+				break
+			}
+			if batch := binary.LittleEndian.Uint64(data[q+16:]); batch > expected {
+				return nil, &CorruptionError{Segment: seg.path, Offset: off, Index: expected,
+					Reason: fmt.Sprintf("%s; record %d of a later write follows at offset %d", reason, idx, q)}
+			}
+			t.batch++
+			p = q
+		}
+		torn = t
+		break
+	}
+	seg.end = off
+	return torn, nil
+}
+
+// setBounds sets the first and last index from the segments read (prevLast is the last
+// record found) and the first index TruncateFront recorded (markFirst).
+func (j *Journal) setBounds(prevLast, markFirst uint64) {
 	j.first, j.last = 0, 0
 	if len(j.segs) > 0 {
 		j.first, j.last = j.segs[0].base, prevLast
@@ -119,7 +150,11 @@ func (j *Journal) load() error {
 	if j.first == 0 {
 		j.first = 1
 	}
-	// Everything checked out: now open the files, and repair a torn tail.
+}
+
+// repair runs once everything checked out: it opens the segment files, zeroes a torn
+// tail and removes the segments without records.
+func (j *Journal) repair(torn *tornTail, unused []string) error {
 	for _, s := range j.segs {
 		f, err := os.OpenFile(s.path, os.O_RDWR, 0)
 		if err != nil {
