@@ -1,3 +1,8 @@
+// Package cluster is Podium's raft cluster node (hashicorp/raft): the FSM over the
+// engine (fsm.go), the log store over the journal (log_store.go), the snapshot store
+// over the Badger store (snapshot_store.go), the stable store, authenticated raft
+// connections, forwarding to the leader and the membership routes. Node serves the
+// same contract as the single node (persist.Node).
 package cluster
 
 import (

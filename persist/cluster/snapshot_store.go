@@ -20,7 +20,7 @@ import (
 	"podium/persist/store"
 )
 
-// Raft snapshots live in the node's Badger store (the one store.go opens), streamed in
+// Raft snapshots live in the node's Badger store (persist/store), streamed in
 // chunks so a snapshot is never held whole in memory:
 //
 //	r/c/<id:8 BE>/<n:4 BE>  chunk n of raft snapshot id: crc32c(data) (4 bytes BE) + data

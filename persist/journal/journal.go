@@ -1,3 +1,7 @@
+// Package journal is Podium's write-ahead log: records with contiguous indexes in
+// preallocated segment files, a CRC per record, one write and one fdatasync per
+// append, and the torn-tail and corruption rules of opening. It knows nothing of what
+// the records hold.
 package journal
 
 import (

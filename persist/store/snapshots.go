@@ -121,7 +121,7 @@ const snapDropEvery = 10 * time.Second
 //
 // DropPrefix, not deletes: the chunks are in the value log, whose GC only reclaims
 // values a compaction has seen deleted, and deletes of these few keys stay in the
-// memtable; the value log grew by every snapshot (cluster_snapshots.go does the same).
+// memtable; the value log grew by every snapshot (the cluster's snapshot store does the same).
 // But each DropPrefix flushes the memtable, which allocates a fresh 32 MiB arena and
 // writes a table: under a flood it was a quarter of the server's allocated bytes, hence
 // one drop for several snapshots.
