@@ -241,9 +241,13 @@ func openNode(dir string, log zerolog.Logger) (node, error) {
 		return nil, err
 	}
 	if clusterCfg != nil {
-		return cluster.Open(dir, cluster.Options{
+		member, err := cluster.Open(dir, cluster.Options{
 			Config: clusterCfg, Log: log, Observer: nodeObserver, RaftObserver: raftObserver(), JournalFault: journalFault(),
 		})
+		if err != nil {
+			return nil, err // not a nil *cluster.Node in an interface
+		}
+		return member, nil
 	}
 	single, err := persist.Open(dir, persist.Options{Log: log, Observer: nodeObserver, JournalFault: journalFault()})
 	if err != nil {
