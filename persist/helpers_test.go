@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"podium/persist/internal/disk"
 	"podium/persist/store"
 )
 
@@ -101,4 +103,26 @@ func treeDigest(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// legacyRecord is a record of the Badger journal of data directories from before the
+// file journal.
+type legacyRecord struct {
+	Seq     uint64
+	Payload []byte
+}
+
+// writeLegacyJournal writes records into the Badger journal as that version did (each
+// inline: j/<seq:8 BE> = crc32c(payload) (4 bytes BE), 0, payload).
+func writeLegacyJournal(st *store.Store, recs []legacyRecord) error {
+	return st.Update(func(txn *badger.Txn) error {
+		for _, r := range recs {
+			k := binary.BigEndian.AppendUint64(append([]byte(nil), prefixJournal...), r.Seq)
+			v := binary.BigEndian.AppendUint32(nil, crc32.Checksum(r.Payload, disk.CRCTable))
+			if err := txn.Set(k, append(append(v, 0), r.Payload...)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -62,9 +62,9 @@ func TestMigratesBadgerJournal(t *testing.T) {
 		addJudge(t, n, i)
 	}
 	want := stateHash(t, n)
-	var recs []store.Record
+	var recs []legacyRecord
 	if err := n.j.Replay(0, func(seq uint64, b []byte) error {
-		recs = append(recs, store.Record{Seq: seq, Payload: append([]byte(nil), b...)})
+		recs = append(recs, legacyRecord{Seq: seq, Payload: append([]byte(nil), b...)})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func TestMigratesBadgerJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Append(recs); err != nil {
+	if err := writeLegacyJournal(st, recs); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

@@ -77,12 +77,6 @@ type Store struct {
 	droppedAt   time.Time
 }
 
-// Record is one journal record to append.
-type Record struct {
-	Seq     uint64
-	Payload []byte
-}
-
 func journalKey(seq uint64) []byte {
 	k := make([]byte, len(prefixJournal)+8)
 	copy(k, prefixJournal)
@@ -251,10 +245,6 @@ func (st *Store) CollectGarbage() {
 const (
 	recInline byte = 0
 	recParts  byte = 1
-	// maxInline keeps transactions well under Badger's limit (15% of the memtable).
-	maxInline = 1 << 20
-	// maxTxnBytes is how much one journal transaction carries before a new one starts.
-	maxTxnBytes = 2 << 20
 )
 
 var prefixParts = []byte("p/")
@@ -265,75 +255,6 @@ func partKey(seq uint64, n int) []byte {
 	binary.BigEndian.PutUint64(k[2:], seq)
 	binary.BigEndian.PutUint32(k[10:], uint32(n))
 	return k
-}
-
-func encodeRecord(payload []byte) []byte {
-	b := make([]byte, 5+len(payload))
-	binary.BigEndian.PutUint32(b, crc32.Checksum(payload, disk.CRCTable))
-	b[4] = recInline
-	copy(b[5:], payload)
-	return b
-}
-
-// Append writes records and returns after they are fsynced. Small records share one
-// transaction (one fsync); big ones are split into parts first, and a batch over
-// maxTxnBytes spans several transactions. It returns how many records (a prefix of recs)
-// are durable: all of them when err is nil, possibly some when it is not.
-//
-// This is the journal of data directories from before the file journal (package journal):
-// the node only reads it, to migrate it; tests use Append to build such directories.
-func (st *Store) Append(recs []Record) (durable int, err error) {
-	txn := st.db.NewTransaction(true)
-	defer func() { txn.Discard() }()
-	size, pending := 0, 0
-	commit := func() error {
-		return txn.Commit()
-	}
-	for _, r := range recs {
-		var v []byte
-		if len(r.Payload) > maxInline {
-			n, err := st.writeParts(r.Seq, r.Payload)
-			if err != nil {
-				return durable, err
-			}
-			v = make([]byte, 9)
-			binary.BigEndian.PutUint32(v, crc32.Checksum(r.Payload, disk.CRCTable))
-			v[4] = recParts
-			binary.BigEndian.PutUint32(v[5:], uint32(n))
-		} else {
-			v = encodeRecord(r.Payload)
-		}
-		if size+len(v) > maxTxnBytes && size > 0 {
-			if err := commit(); err != nil {
-				return durable, fmt.Errorf("journal commit: %w", err)
-			}
-			durable += pending
-			txn = st.db.NewTransaction(true)
-			size, pending = 0, 0
-		}
-		if err := txn.Set(journalKey(r.Seq), v); err != nil {
-			return durable, fmt.Errorf("journal set %d: %w", r.Seq, err)
-		}
-		size += len(v) + 16
-		pending++
-	}
-	if err := commit(); err != nil {
-		return durable, fmt.Errorf("journal commit: %w", err)
-	}
-	return durable + pending, nil
-}
-
-func (st *Store) writeParts(seq uint64, payload []byte) (int, error) {
-	n := 0
-	for off := 0; off < len(payload); off += maxInline {
-		end := min(off+maxInline, len(payload))
-		part := payload[off:end]
-		if err := st.db.Update(func(txn *badger.Txn) error { return txn.Set(partKey(seq, n), part) }); err != nil {
-			return 0, fmt.Errorf("journal part %d/%d: %w", seq, n, err)
-		}
-		n++
-	}
-	return n, nil
 }
 
 // decodeRecord checks a record value and returns its payload (reading parts if needed).
