@@ -69,6 +69,7 @@ type CorruptionError struct {
 	Reason  string
 }
 
+// Error says where the journal is damaged and that the start is refused.
 func (e *CorruptionError) Error() string {
 	return fmt.Sprintf("journal is corrupt: segment %s, offset %d, record %d: %s; valid records follow it, so this is not a torn write: refusing to start without touching anything (restore a backup or move the segment away)", e.Segment, e.Offset, e.Index, e.Reason)
 }
