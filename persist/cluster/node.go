@@ -449,6 +449,6 @@ func (c *Node) SetApplyHook(fn func(kind string)) { c.core.SetApplyHook(fn) }
 func (c *Node) Failure() error { return nil }
 
 // LeadsDuties reports whether this node runs the duties that act on their own (the
-// ratings fit, the mail outbox; SPEC §8a): only while it leads. The others apply the
+// ratings fit, the mail outbox): only while it leads. The others apply the
 // leader's results.
 func (c *Node) LeadsDuties() bool { return c.r != nil && c.r.State() == raft.Leader }
