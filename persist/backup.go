@@ -13,12 +13,15 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"podium/persist/store"
 )
 
 // A backup file is gzip-compressed JSON: a header line with the format, the journal
 // sequence and the time, then the engine snapshot. It is consistent by construction:
 // the writer captured the state between two commands.
-type backupHeader struct {
+
+// BackupHeader is the first line of a backup file.
+type BackupHeader struct {
 	Format  string `json:"format"`
 	Version int    `json:"version"`
 	Seq     uint64 `json:"seq"`
@@ -29,9 +32,9 @@ const backupFormat = "podium-backup"
 
 var backupNameRE = regexp.MustCompile(`^podium-[0-9]{8}T[0-9]{6}(\.[0-9]{3})?Z-[0-9]+(-[a-z-]+)?(-[0-9]+)?\.json\.gz$`)
 
-// ValidBackupName reports whether name has the shape of a backup file name (and so
+// validBackupName reports whether name has the shape of a backup file name (and so
 // cannot escape the backup directory).
-func ValidBackupName(name string) bool { return backupNameRE.MatchString(name) }
+func validBackupName(name string) bool { return backupNameRE.MatchString(name) }
 
 // BackupDir is where backups of the data directory dir live.
 func BackupDir(dir string) string { return filepath.Join(dir, "backups") }
@@ -43,34 +46,37 @@ func (n *Node) Backup() (string, error) {
 	}
 	var encode func(io.Writer) error
 	var seq uint64
-	if n.cl != nil {
-		encode, seq = n.eng.Capture()
-	} else if e := n.do(func() { encode, seq = n.eng.Capture() }); e != nil {
+	if e := n.do(func() { encode, seq = n.eng.Capture() }); e != nil {
 		return "", e
 	}
-	return n.writeBackup(encode, seq, "")
+	return WriteBackup(n.dir, n.opts.Now(), encode, seq, "")
 }
 
 // BackupPath returns the path of a named backup, or an error when the name is not a
 // backup name or the file does not exist.
-func (n *Node) BackupPath(name string) (string, error) {
-	if !ValidBackupName(name) {
+func (n *Node) BackupPath(name string) (string, error) { return BackupPath(n.dir, name) }
+
+// BackupPath returns the path of a named backup of the data directory dataDir, or an
+// error when the name is not a backup name or the file does not exist.
+func BackupPath(dataDir, name string) (string, error) {
+	if !validBackupName(name) {
 		return "", errors.New("not a backup name")
 	}
-	p := filepath.Join(BackupDir(n.dir), name)
+	p := filepath.Join(BackupDir(dataDir), name)
 	if _, err := os.Stat(p); err != nil {
 		return "", err
 	}
 	return p, nil
 }
 
-// writeBackup writes the state that encode streams out as a new backup file.
-func (n *Node) writeBackup(encode func(io.Writer) error, seq uint64, tag string) (string, error) {
-	dir := BackupDir(n.dir)
+// WriteBackup writes the state that encode streams out (the engine's state at seq) as
+// a new backup file of the data directory dataDir, named after at, seq and tag.
+func WriteBackup(dataDir string, at time.Time, encode func(io.Writer) error, seq uint64, tag string) (string, error) {
+	dir := BackupDir(dataDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create backup dir: %w", err)
 	}
-	now := n.opts.Now().UTC()
+	now := at.UTC()
 	base := fmt.Sprintf("podium-%s-%d", now.Format("20060102T150405.000Z"), seq)
 	if tag != "" {
 		base += "-" + tag
@@ -89,7 +95,7 @@ func (n *Node) writeBackup(encode func(io.Writer) error, seq uint64, tag string)
 	defer os.Remove(tmp.Name())
 	bw := bufio.NewWriterSize(tmp, 1<<20)
 	zw := gzip.NewWriter(bw)
-	hdr, _ := json.Marshal(backupHeader{Format: backupFormat, Version: 1, Seq: seq, SavedAt: now.UnixMilli()})
+	hdr, _ := json.Marshal(BackupHeader{Format: backupFormat, Version: 1, Seq: seq, SavedAt: now.UnixMilli()})
 	_, err = zw.Write(append(hdr, '\n'))
 	if err == nil {
 		err = encode(zw)
@@ -119,9 +125,9 @@ func (n *Node) writeBackup(encode func(io.Writer) error, seq uint64, tag string)
 	return name, nil
 }
 
-// readBackup decodes a backup file.
-func readBackup(r io.Reader) (backupHeader, []byte, error) {
-	var h backupHeader
+// ReadBackup decodes a backup file: its header and the engine's state.
+func ReadBackup(r io.Reader) (BackupHeader, []byte, error) {
+	var h BackupHeader
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return h, nil, fmt.Errorf("not a podium backup (gzip): %w", err)
@@ -149,7 +155,7 @@ func Restore(file, dir string, log zerolog.Logger) error {
 		return err
 	}
 	defer f.Close()
-	h, data, err := readBackup(f)
+	h, data, err := ReadBackup(f)
 	if err != nil {
 		return err
 	}
@@ -164,7 +170,7 @@ func Restore(file, dir string, log zerolog.Logger) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	st, err := OpenStore(dir, log)
+	st, err := store.Open(dir, log)
 	if err != nil {
 		return err
 	}

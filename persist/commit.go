@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"podium/engine"
+	"podium/persist/journal"
 )
 
 // The commit pipeline of a single node. The writer goroutine applies a batch of
@@ -27,10 +28,10 @@ import (
 
 // syncBatch is one group commit handed from the writer to the syncer.
 type syncBatch struct {
-	group   []*request     // every request of the group, answered in order
-	applied []*request     // those whose command applied (their records are in recs)
-	recs    []JournalEntry // the journal records of applied, in order
-	broken  bool           // a command applied but its record could not be encoded
+	group   []*request      // every request of the group, answered in order
+	applied []*request      // those whose command applied (their records are in recs)
+	recs    []journal.Entry // the journal records of applied, in order
+	broken  bool            // a command applied but its record could not be encoded
 }
 
 // syncLoop is the syncer goroutine: it commits each batch and then answers it.
@@ -53,7 +54,7 @@ func (n *Node) commitBatch(b *syncBatch) {
 		if err == nil {
 			t0 := time.Now()
 			err = n.j.Append(b.recs)
-			n.opts.Observer.JournalCommitted(len(b.recs), time.Since(t0))
+			n.core.Observer().JournalCommitted(len(b.recs), time.Since(t0))
 			if err != nil {
 				n.fail(err)
 			}
@@ -93,14 +94,7 @@ func (n *Node) answer(b *syncBatch) {
 		events = append(events, r.events...)
 		close(r.done)
 	}
-	if len(events) > 0 {
-		n.sinkMu.RLock()
-		sink := n.sink
-		n.sinkMu.RUnlock()
-		if sink != nil {
-			sink(events)
-		}
-	}
+	n.core.Emit(events)
 }
 
 // drain hands the open batch over, if any, and waits until every batch handed to the
@@ -168,7 +162,7 @@ func (n *Node) commitGroup(group []*request) {
 	if b == nil {
 		// The syncer gets its own slices: the caller reuses its batch slice, and each
 		// batch has its own record buffer (slices of an outgrown array keep their bytes).
-		b = &syncBatch{group: make([]*request, 0, len(group)), recs: make([]JournalEntry, 0, len(group))}
+		b = &syncBatch{group: make([]*request, 0, len(group)), recs: make([]journal.Entry, 0, len(group))}
 		n.open, n.openBuf = b, make([]byte, 0, 256*len(group))
 	}
 	b.group = append(b.group, group...)
@@ -179,9 +173,7 @@ func (n *Node) commitGroup(group []*request) {
 			continue
 		}
 		n.stamp(r.env)
-		t0 := time.Now()
-		res, evs, err := n.eng.Apply(r.env)
-		n.opts.Observer.CommandApplied(r.env.Cmd.Kind(), err == nil, time.Since(t0))
+		res, evs, err := n.core.Apply(r.env)
 		if err != nil {
 			r.err = err
 			var ee *engine.Error
@@ -201,7 +193,7 @@ func (n *Node) commitGroup(group []*request) {
 			continue
 		}
 		r.res, r.events = res, evs
-		b.recs = append(b.recs, JournalEntry{Index: n.eng.Applied(), Data: payload})
+		b.recs = append(b.recs, journal.Entry{Index: n.eng.Applied(), Data: payload})
 		b.applied = append(b.applied, r)
 	}
 	n.openBuf = buf
@@ -212,26 +204,28 @@ func (n *Node) commitGroup(group []*request) {
 // may hold unjournaled changes, so no snapshot or backup is taken from it.
 func (n *Node) rollback() {
 	fresh := engine.New()
+	var err error
 	// A background snapshot may be replacing the current one and dropping the journal
 	// it covers: read snapshot and journal as one.
-	n.st.snapMu.Lock()
-	defer n.st.snapMu.Unlock()
-	data, ptr, found, err := n.st.loadSnapshot()
-	var seq uint64
-	if err == nil && found {
-		err = fresh.Restore(data)
-		seq = ptr.Seq
-	}
-	if err == nil {
-		err = n.j.Replay(seq, func(_ uint64, payload []byte) error {
-			var env engine.Envelope
-			if err := json.Unmarshal(payload, &env); err != nil {
+	n.st.Exclusive(func() {
+		data, ptr, found, lerr := n.st.LoadSnapshot()
+		err = lerr
+		var seq uint64
+		if err == nil && found {
+			err = fresh.Restore(data)
+			seq = ptr.Seq
+		}
+		if err == nil {
+			err = n.j.Replay(seq, func(_ uint64, payload []byte) error {
+				var env engine.Envelope
+				if err := json.Unmarshal(payload, &env); err != nil {
+					return err
+				}
+				_, _, err := fresh.Apply(&env)
 				return err
-			}
-			_, _, err := fresh.Apply(&env)
-			return err
-		})
-	}
+			})
+		}
+	})
 	var b []byte
 	if err == nil {
 		b, _, err = fresh.Snapshot()

@@ -44,7 +44,7 @@ func TestPipelinedCommitUnderFault(t *testing.T) {
 				name := fmt.Sprintf("w%d-%d", w, i)
 				_, err := n.Submit(context.Background(), engine.Admin, &engine.CreateProjects{Projects: []engine.NewProject{{Name: name}}})
 				if writes.Add(1) == 400 {
-					n.InjectJournalFault(func() error { return errors.New("input/output error") })
+					n.j.SetFault(func() error { return errors.New("input/output error") })
 				}
 				switch {
 				case err == nil:
@@ -85,7 +85,7 @@ func TestPipelinedCommitUnderFault(t *testing.T) {
 			}
 		}
 	})
-	n.InjectJournalFault(nil)
+	n.j.SetFault(nil)
 	crash(n)
 	n = openNode(t, dir, Options{})
 	defer n.Close()

@@ -1,6 +1,9 @@
 package persist
 
-import "fmt"
+import (
+	"fmt"
+	"podium/persist/journal"
+)
 
 // migrate moves the journal of a data directory from before the file journal (records
 // in Badger under j/) into the file journal, once: records after the snapshot and after
@@ -9,7 +12,7 @@ import "fmt"
 // skips what is already moved).
 func (n *Node) migrate() error {
 	from := max(n.snapSeq, n.j.LastIndex())
-	var batch []JournalEntry
+	var batch []journal.Entry
 	size := 0
 	flush := func() error {
 		if len(batch) == 0 {
@@ -22,8 +25,8 @@ func (n *Node) migrate() error {
 		return nil
 	}
 	moved := 0
-	last, torn, err := n.st.replayJournal(from, func(seq uint64, payload []byte) error {
-		batch = append(batch, JournalEntry{Index: seq, Data: append([]byte(nil), payload...)})
+	last, torn, err := n.st.ReplayLegacyJournal(from, func(seq uint64, payload []byte) error {
+		batch = append(batch, journal.Entry{Index: seq, Data: append([]byte(nil), payload...)})
 		size += len(payload)
 		moved++
 		if size > 4<<20 {
@@ -43,6 +46,6 @@ func (n *Node) migrate() error {
 	if moved > 0 {
 		n.log.Info().Int("records", moved).Uint64("last", last).Msg("moved the Badger journal into the file journal")
 	}
-	n.st.dropLegacyJournal()
+	n.st.DropLegacyJournal()
 	return nil
 }

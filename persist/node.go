@@ -1,9 +1,11 @@
+// Package persist is Podium's single node: the writer loop that applies commands in
+// order with group commit into the journal (persist/journal), periodic snapshots in the
+// Badger store (persist/store), recovery at startup, backups and the migration of old
+// data directories. What the cluster node (persist/cluster) shares with it is Core.
 package persist
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,28 +17,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"podium/engine"
+	"podium/persist/journal"
+	"podium/persist/store"
 )
-
-// ErrReadOnly is returned for every change after the journal could not be written.
-var ErrReadOnly = engine.ErrReadOnly
-
-// ErrClosed is returned for changes submitted after shutdown began.
-var ErrClosed = engine.ErrClosed
-
-// Observer receives measurements of the writer loop (implemented by package metrics).
-type Observer interface {
-	CommandApplied(kind string, ok bool, d time.Duration)
-	JournalCommitted(records int, d time.Duration)
-	QueueDepth(n int)
-	SnapshotWritten(size int, d time.Duration)
-}
-
-type nopObserver struct{}
-
-func (nopObserver) CommandApplied(string, bool, time.Duration) {}
-func (nopObserver) JournalCommitted(int, time.Duration)        {}
-func (nopObserver) QueueDepth(int)                             {}
-func (nopObserver) SnapshotWritten(int, time.Duration)         {}
 
 // Options configure a Node.
 type Options struct {
@@ -52,20 +35,9 @@ type Options struct {
 	ProbeEvery time.Duration
 	// SegmentSize is the journal's segment size (default 16 MiB).
 	SegmentSize int64
-	// Cluster, when set, makes the node a member of a raft cluster (cluster*.go).
-	Cluster         *ClusterConfig
-	ClusterObserver ClusterObserver
 	// JournalFault, when set, is consulted before every journal write and allocation
-	// from the start on (fault-injection tests; see InjectJournalFault).
+	// from the start on (fault-injection tests of the read-only mode).
 	JournalFault func() error
-	// Ratings runs the background ratings fit (ratings.go) every RatingsEvery changes
-	// to its inputs (default 5) or RatingsQuiet after the last one (default 1 s).
-	Ratings      bool
-	RatingsEvery int
-	RatingsQuiet time.Duration
-	// RatingsMinGap is the least time between the starts of two fits (default 2 s;
-	// negative: none).
-	RatingsMinGap time.Duration
 }
 
 // Node is the single writer: it owns the engine, applies every command in order,
@@ -73,10 +45,10 @@ type Options struct {
 // events.
 type Node struct {
 	dir  string
-	eng  *engine.Engine
-	cl   *cluster // nil in single-node mode
-	st   *Store
-	j    *Journal
+	core *Core
+	eng  *engine.Engine // core.Engine(), the writer's
+	st   *store.Store
+	j    *journal.Journal
 	opts Options
 	log  zerolog.Logger
 
@@ -85,14 +57,8 @@ type Node struct {
 	loopDone  chan struct{}
 	gcDone    chan struct{}
 	probeDone chan struct{}
-	// ratingsDone is closed when the ratings loop ends (at once when it is off).
-	ratingsDone chan struct{}
-	// ratingsFitted is the inputs version of the last stored (or confirmed) fit;
-	// ratingsChecked turns true once the fit after the start has been done (RatingsPending).
-	ratingsFitted  atomic.Uint64
-	ratingsChecked atomic.Bool
-	closing        atomic.Bool
-	failed         atomic.Pointer[error]
+	closing   atomic.Bool
+	failed    atomic.Pointer[error]
 	// dirty is set when the state may hold changes that are not in the journal.
 	dirty atomic.Bool
 
@@ -110,9 +76,6 @@ type Node struct {
 	open    *syncBatch
 	openBuf []byte
 
-	sinkMu sync.RWMutex
-	sink   func([]engine.Event)
-
 	lastTime int64 // writer only
 	snapSeq  uint64
 	snapAt   time.Time
@@ -121,13 +84,9 @@ type Node struct {
 	snapNotBefore atomic.Int64
 	// snapDone is closed when the running background snapshot ends (a WaitGroup would
 	// race: its Add at zero must not run alongside a Wait).
-	snapDone     atomic.Pointer[chan struct{}]
-	recoveredAt  int64
-	closeOnce    sync.Once
-	backupSerial atomic.Uint64
-
-	// applyHook is called by a cluster node after each applied command (cluster_admin.go).
-	applyHook func(kind string)
+	snapDone    atomic.Pointer[chan struct{}]
+	recoveredAt int64
+	closeOnce   sync.Once
 }
 
 type request struct {
@@ -155,25 +114,19 @@ func Open(dir string, opts Options) (*Node, error) {
 	if opts.SnapshotInterval == 0 {
 		opts.SnapshotInterval = 5 * time.Minute
 	}
-	if opts.Observer == nil {
-		opts.Observer = nopObserver{}
-	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	if opts.ProbeEvery == 0 {
 		opts.ProbeEvery = 2 * time.Second
 	}
-	if opts.Cluster != nil {
-		return openCluster(dir, opts)
-	}
 	// The journal first: when it is corrupt, startup stops before Badger (which writes
 	// when it opens) has touched the directory.
-	j, err := OpenJournal(JournalDir(dir), JournalOptions{SegmentSize: opts.SegmentSize, Log: opts.Log})
+	j, err := journal.Open(journalDir(dir), journal.Options{SegmentSize: opts.SegmentSize, Log: opts.Log})
 	if err != nil {
 		return nil, err
 	}
-	st, err := openStoreFor(dir, opts.Log)
+	st, err := store.OpenForNode(dir, opts.Log)
 	if err != nil {
 		j.Close()
 		return nil, err
@@ -181,10 +134,11 @@ func Open(dir string, opts Options) (*Node, error) {
 	if opts.JournalFault != nil {
 		j.SetFault(opts.JournalFault)
 	}
+	core := NewCore(opts.Observer)
 	n := &Node{
-		dir: dir, eng: engine.New(), st: st, j: j, opts: opts, log: opts.Log,
+		dir: dir, core: core, eng: core.Engine(), st: st, j: j, opts: opts, log: opts.Log,
 		in: make(chan *request, 8192), quit: make(chan struct{}), loopDone: make(chan struct{}),
-		gcDone: make(chan struct{}), probeDone: make(chan struct{}), ratingsDone: make(chan struct{}),
+		gcDone: make(chan struct{}), probeDone: make(chan struct{}),
 		toSync: make(chan *syncBatch), syncDone: make(chan struct{}), wake: make(chan struct{}, 1),
 	}
 	if err := n.recover(); err != nil {
@@ -192,7 +146,7 @@ func Open(dir string, opts Options) (*Node, error) {
 		st.Close()
 		return nil, err
 	}
-	if k, err := st.dropOrphanSnapshots(); err != nil {
+	if k, err := st.DropOrphanSnapshots(); err != nil {
 		n.log.Warn().Err(err).Msg("could not drop snapshots that are no longer current (they only take space)")
 	} else if k > 0 {
 		n.log.Info().Int("snapshots", k).Msg("dropped snapshots that are no longer current (replaced ones the last run had not dropped yet, or an interrupted write)")
@@ -207,21 +161,16 @@ func Open(dir string, opts Options) (*Node, error) {
 	go n.loop()
 	go n.gcLoop()
 	go n.probeLoop()
-	if opts.Ratings {
-		go n.ratingsLoop()
-	} else {
-		close(n.ratingsDone)
-	}
 	return n, nil
 }
 
-// JournalDir is where the journal of the data directory dir lives.
-func JournalDir(dir string) string { return filepath.Join(dir, "journal") }
+// journalDir is where the journal of the data directory dir lives.
+func journalDir(dir string) string { return filepath.Join(dir, "journal") }
 
 // recover loads the latest snapshot and replays the journal after it.
 func (n *Node) recover() error {
 	start := time.Now()
-	data, ptr, found, err := n.st.loadSnapshot()
+	data, ptr, found, err := n.st.LoadSnapshot()
 	if err != nil {
 		return fmt.Errorf("recovery: %w", err)
 	}
@@ -282,32 +231,27 @@ func (n *Node) RecoveredAt() int64 { return n.recoveredAt }
 
 // SetEventSink sets the function that receives events after they are durable. It is
 // called from the writer goroutine and must not block.
-func (n *Node) SetEventSink(fn func([]engine.Event)) {
-	n.sinkMu.Lock()
-	n.sink = fn
-	n.sinkMu.Unlock()
-}
+func (n *Node) SetEventSink(fn func([]engine.Event)) { n.core.SetEventSink(fn) }
 
 // Read runs fn under the engine's read lock.
-func (n *Node) Read(fn func(s *engine.State)) { n.eng.Read(fn) }
+func (n *Node) Read(fn func(s *engine.State)) { n.core.Read(fn) }
 
 // TryRead is Read when the writer does not hold the state right now; it reports whether
 // fn ran.
-func (n *Node) TryRead(fn func(s *engine.State)) bool { return n.eng.TryRead(fn) }
+func (n *Node) TryRead(fn func(s *engine.State)) bool { return n.core.TryRead(fn) }
 
 // JudgeIDByTokenHash returns the judge whose session token hashes to hash (hex), without
 // waiting for the writer (engine.tokenMirror).
 func (n *Node) JudgeIDByTokenHash(hash []byte) (engine.ID, bool) {
-	return n.eng.JudgeIDByTokenHash(hash)
+	return n.core.JudgeIDByTokenHash(hash)
 }
 
 // Ready reports whether the node accepts changes.
-func (n *Node) Ready() bool {
-	if n.cl != nil {
-		return n.cl.isReady()
-	}
-	return n.failed.Load() == nil && !n.closing.Load()
-}
+func (n *Node) Ready() bool { return n.failed.Load() == nil && !n.closing.Load() }
+
+// LeadsDuties reports whether this node runs the duties that act on their own (the
+// ratings fit, the mail outbox): a single node always does.
+func (n *Node) LeadsDuties() bool { return true }
 
 // Failure returns the storage error that made the node read-only, if any.
 func (n *Node) Failure() error {
@@ -319,19 +263,13 @@ func (n *Node) Failure() error {
 
 // Submit applies a command and returns its result once it is durable.
 func (n *Node) Submit(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, error) {
-	if n.cl != nil {
-		return n.cl.submit(ctx, actor, cmd)
-	}
-	return n.submit(ctx, &request{env: &engine.Envelope{Actor: actor, Cmd: cmd, Seed: randomSeed()}})
+	return n.submit(ctx, &request{env: NewEnvelope(actor, cmd)})
 }
 
 // SubmitWithBackup is Submit for destructive commands (resets): a backup of the state
 // just before the command is written first, and its name returned.
 func (n *Node) SubmitWithBackup(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, string, error) {
-	if n.cl != nil {
-		return n.cl.submitWithBackup(ctx, actor, cmd)
-	}
-	r := &request{env: &engine.Envelope{Actor: actor, Cmd: cmd, Seed: randomSeed()}, backupBefore: true}
+	r := &request{env: NewEnvelope(actor, cmd), backupBefore: true}
 	res, err := n.submit(ctx, r)
 	return res, r.backupName, err
 }
@@ -371,14 +309,6 @@ func (n *Node) do(fn func()) error {
 	return nil
 }
 
-func randomSeed() uint64 {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic("crypto/rand failed: " + err.Error())
-	}
-	return binary.LittleEndian.Uint64(b[:])
-}
-
 func (n *Node) loop() {
 	defer close(n.loopDone)
 	tick := time.NewTicker(time.Second)
@@ -412,7 +342,7 @@ func (n *Node) loop() {
 					break drain
 				}
 			}
-			n.opts.Observer.QueueDepth(len(n.in))
+			n.core.Observer().QueueDepth(len(n.in))
 			n.process(batch)
 			n.maybeSnapshot(false)
 		case <-tick.C:
@@ -499,7 +429,7 @@ func (n *Node) backupThenApply(r *request) {
 	seq := n.eng.Applied()
 	encode := func(w io.Writer) error { _, err := n.eng.EncodeTo(w); return err }
 	var err error
-	r.backupName, err = n.writeBackup(encode, seq, "pre-reset")
+	r.backupName, err = WriteBackup(n.dir, n.opts.Now(), encode, seq, "pre-reset")
 	if err != nil {
 		n.log.Error().Err(err).Msg("backup before reset failed; reset refused")
 		r.err = fmt.Errorf("backup before reset failed: %w", err)
@@ -517,112 +447,17 @@ func (n *Node) gcLoop() {
 	for {
 		select {
 		case <-t.C:
-			n.st.collectGarbage()
+			n.st.CollectGarbage()
 		case <-n.quit:
 			return
 		}
 	}
 }
 
-// maybeSnapshot starts a background snapshot when enough commands or time have passed.
-func (n *Node) maybeSnapshot(force bool) {
-	if n.Failure() != nil {
-		return // read-only: the durable state is already on disk
-	}
-	applied := n.eng.Applied()
-	if applied == n.snapSeq {
-		return
-	}
-	due := applied-n.snapSeq >= n.opts.SnapshotEvery || n.opts.Now().Sub(n.snapAt) >= n.opts.SnapshotInterval
-	if !force && !due {
-		return
-	}
-	// Under a flood of commands 10,000 of them come every second or two: a snapshot
-	// then waits until snapSpacing (20) times the last one's duration has passed since
-	// it started, so snapshots never take more than a twentieth of a core (the journal
-	// after the snapshot grows instead, and recovery replays it).
-	if nb := n.snapNotBefore.Load(); !force && nb != 0 && time.Now().UnixNano() < nb {
-		return
-	}
-	if !n.snapBusy.CompareAndSwap(false, true) {
-		return
-	}
-	// A snapshot holds only durable changes: the batch still being journaled, if any,
-	// goes first (a wait of at most one fsync).
-	n.settle()
-	if n.Failure() != nil {
-		n.snapBusy.Store(false)
-		return
-	}
-	// The writer only copies the state; encoding and writing happen in the background.
-	encode, seq := n.eng.Capture()
-	n.snapSeq, n.snapAt = seq, n.opts.Now()
-	savedAt := n.opts.Now().UnixMilli()
-	done := make(chan struct{})
-	n.snapDone.Store(&done)
-	go func() {
-		defer close(done)
-		defer n.snapBusy.Store(false)
-		n.writeSnapshot(encode, seq, savedAt)
-	}()
-}
-
-// writeSnapshot encodes and stores a snapshot (streamed: see Store.WriteSnapshotFrom).
-func (n *Node) writeSnapshot(encode func(io.Writer) error, seq uint64, savedAt int64) error {
-	t0 := time.Now()
-	size, err := n.st.writeSnapshotEnc(encode, seq, savedAt, snapEncS2)
-	n.snapNotBefore.Store(t0.Add(snapSpacing * time.Since(t0)).UnixNano())
-	if err != nil {
-		n.log.Error().Err(err).Msg("snapshot not written; the previous snapshot and the journal after it stay in use")
-		return err
-	}
-	n.opts.Observer.SnapshotWritten(size, time.Since(t0))
-	n.log.Info().Uint64("seq", seq).Int("bytes", size).Dur("took", time.Since(t0)).Msg("snapshot written")
-	// The journal records it covers are no longer needed.
-	if err := n.j.TruncateFront(seq); err != nil {
-		n.log.Warn().Err(err).Msg("could not drop journal segments covered by the snapshot")
-	}
-	return nil
-}
-
-// waitSnapshot waits for the background snapshot started last, if any.
-func (n *Node) waitSnapshot() {
-	if p := n.snapDone.Load(); p != nil {
-		<-*p
-	}
-}
-
-// Snapshot writes a full snapshot now and returns when it is on disk.
-func (n *Node) Snapshot() error {
-	if n.cl != nil {
-		return n.cl.snapshot()
-	}
-	if n.Failure() != nil {
-		return ErrReadOnly
-	}
-	var encode func(io.Writer) error
-	var seq uint64
-	// Wait for a running background snapshot, then capture in the writer.
-	n.waitSnapshot()
-	if e := n.do(func() {
-		encode, seq = n.eng.Capture()
-		n.snapSeq, n.snapAt = seq, n.opts.Now()
-	}); e != nil {
-		return e
-	}
-	return n.writeSnapshot(encode, seq, n.opts.Now().UnixMilli())
-}
-
 // Close stops the writer, writes a final snapshot and closes the store.
 func (n *Node) Close() error {
 	var err error
 	n.closeOnce.Do(func() {
-		if n.cl != nil {
-			n.closing.Store(true)
-			close(n.quit)
-			err = n.cl.close()
-			return
-		}
 		if n.Failure() == nil {
 			if e := n.Snapshot(); e != nil {
 				err = e
@@ -634,7 +469,6 @@ func (n *Node) Close() error {
 		<-n.syncDone
 		<-n.gcDone
 		<-n.probeDone
-		<-n.ratingsDone
 		n.waitSnapshot()
 		if e := n.st.Close(); e != nil && err == nil {
 			err = e
@@ -648,15 +482,5 @@ func (n *Node) Close() error {
 
 // InjectJournalFault makes every later journal write fail with the error fn returns
 // (nil fn removes the fault). It exists for fault-injection tests of the read-only mode
-// and is never used by the server itself.
-func (n *Node) InjectJournalFault(fn func() error) {
-	if n.cl != nil {
-		n.cl.logs.j.SetFault(fn)
-		return
-	}
-	n.j.SetFault(fn)
-}
-
-// snapSpacing: under a flood of commands a snapshot waits until this many times the
-// last one's duration has passed since that one started (see maybeSnapshot).
-const snapSpacing = 20
+// (transport's) and is never used by the server itself.
+func (n *Node) InjectJournalFault(fn func() error) { n.j.SetFault(fn) }

@@ -2,7 +2,6 @@ package persist
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"os"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"podium/engine"
+	"podium/persist/store"
 )
 
 // TestReadOnlyHealsByItself: after a journal write failure the node refuses changes
@@ -23,14 +23,14 @@ func TestReadOnlyHealsByItself(t *testing.T) {
 	dir := t.TempDir()
 	n := openNode(t, dir, Options{ProbeEvery: 10 * time.Millisecond})
 	addProject(t, n, 1)
-	n.InjectJournalFault(func() error { return syscall.ENOSPC })
+	n.j.SetFault(func() error { return syscall.ENOSPC })
 	if _, err := n.Submit(context.Background(), engine.Admin, &engine.ClockUnpause{}); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("submit on a failing journal: %v", err)
 	}
 	if n.Ready() || !errors.Is(n.Failure(), syscall.ENOSPC) {
 		t.Fatalf("ready=%v failure=%v", n.Ready(), n.Failure())
 	}
-	n.InjectJournalFault(nil)
+	n.j.SetFault(nil)
 	deadline := time.Now().Add(10 * time.Second)
 	for !n.Ready() {
 		if time.Now().After(deadline) {
@@ -40,9 +40,6 @@ func TestReadOnlyHealsByItself(t *testing.T) {
 	}
 	addProject(t, n, 2)
 	want := stateHash(t, n)
-	n.st.snapMu.Lock()
-	n.st.freeSpace = freeBytes // (else Close leaves Badger open, as a dying process would)
-	n.st.snapMu.Unlock()
 	crash(n)
 	n = openNode(t, dir, Options{})
 	defer n.Close()
@@ -65,9 +62,9 @@ func TestMigratesBadgerJournal(t *testing.T) {
 		addJudge(t, n, i)
 	}
 	want := stateHash(t, n)
-	var recs []Record
+	var recs []legacyRecord
 	if err := n.j.Replay(0, func(seq uint64, b []byte) error {
-		recs = append(recs, Record{Seq: seq, Payload: append([]byte(nil), b...)})
+		recs = append(recs, legacyRecord{Seq: seq, Payload: append([]byte(nil), b...)})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -77,12 +74,12 @@ func TestMigratesBadgerJournal(t *testing.T) {
 	}
 	crash(n)
 	// Rebuild the old layout: the same records in Badger, no journal directory.
-	os.RemoveAll(JournalDir(dir))
-	st, err := OpenStore(dir, zerolog.Nop())
+	os.RemoveAll(journalDir(dir))
+	st, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Append(recs); err != nil {
+	if err := writeLegacyJournal(st, recs); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -94,7 +91,7 @@ func TestMigratesBadgerJournal(t *testing.T) {
 		if f, l := n.j.FirstIndex(), n.j.LastIndex(); f != 13 || l != 20 {
 			t.Fatalf("round %d: file journal holds %d..%d, want 13..20", round, f, l)
 		}
-		_, torn, err := n.st.replayJournal(0, func(uint64, []byte) error { return errors.New("a Badger record is left") })
+		_, torn, err := n.st.ReplayLegacyJournal(0, func(uint64, []byte) error { return errors.New("a Badger record is left") })
 		if err != nil || torn {
 			t.Fatalf("round %d: %v %v", round, err, torn)
 		}
@@ -113,25 +110,21 @@ func TestSnapshotOnNearlyFullDiskKeepsTheOldOne(t *testing.T) {
 	if err := n.Snapshot(); err != nil {
 		t.Fatal(err)
 	}
-	_, old, _, _ := n.st.loadSnapshot()
+	_, old, _, _ := n.st.LoadSnapshot()
 	addProject(t, n, 2)
-	n.st.snapMu.Lock()
-	n.st.freeSpace = func(string) (int64, error) { return 1 << 20, nil }
-	n.st.snapMu.Unlock()
+	n.st.SetFreeSpace(func(string) (int64, error) { return 1 << 20, nil })
 	err := n.Snapshot()
 	if err == nil || !strings.Contains(err.Error(), "MiB free") {
 		t.Fatalf("snapshot on a nearly full disk: %v", err)
 	}
-	if _, cur, _, _ := n.st.loadSnapshot(); cur != old {
+	if _, cur, _, _ := n.st.LoadSnapshot(); cur != old {
 		t.Fatalf("snapshot pointer changed: %+v -> %+v", old, cur)
 	}
 	if n.j.LastIndex() != 2 {
 		t.Fatalf("journal last = %d, want 2 (not truncated)", n.j.LastIndex())
 	}
 	want := stateHash(t, n)
-	n.st.snapMu.Lock()
-	n.st.freeSpace = freeBytes // (else Close leaves Badger open, as a dying process would)
-	n.st.snapMu.Unlock()
+	n.st.SetFreeSpace(nil) // (else Close leaves Badger open, as a dying process would)
 	crash(n)
 	n = openNode(t, dir, Options{})
 	defer n.Close()
@@ -148,13 +141,13 @@ func TestSnapshotDropsCoveredSegments(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		addProject(t, n, i)
 	}
-	if segs := segFiles(t, JournalDir(dir)); len(segs) < 3 {
+	if segs := segFiles(t, journalDir(dir)); len(segs) < 3 {
 		t.Fatalf("%d segments, want several", len(segs))
 	}
 	if err := n.Snapshot(); err != nil {
 		t.Fatal(err)
 	}
-	if segs := segFiles(t, JournalDir(dir)); len(segs) != 1 {
+	if segs := segFiles(t, journalDir(dir)); len(segs) != 1 {
 		t.Fatalf("segments after the snapshot: %v, want only the active one", segs)
 	}
 	addProject(t, n, 60)
@@ -187,14 +180,14 @@ func TestOrphanSnapshotsDroppedAtOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := stateHash(t, n)
-	ptr, found, err := n.st.pointer()
+	ptr, found, err := storePointer(n.st)
 	if err != nil || !found || ptr.ID < 2 {
 		t.Fatalf("pointer %+v found %v err %v: want a second snapshot", ptr, found, err)
 	}
 	// What a crash at the wrong moment leaves: the previous snapshot's chunks (id - 1)
 	// and the start of an unfinished one (id + 1).
 	for _, id := range []uint64{ptr.ID - 1, ptr.ID + 1} {
-		if err := n.st.db.Update(func(txn *badger.Txn) error {
+		if err := n.st.Update(func(txn *badger.Txn) error {
 			return txn.Set(snapKey(id, 0), []byte("left over"))
 		}); err != nil {
 			t.Fatal(err)
@@ -212,25 +205,4 @@ func TestOrphanSnapshotsDroppedAtOpen(t *testing.T) {
 	if stateHash(t, n) != want {
 		t.Fatal("state after restart differs")
 	}
-}
-
-// snapshotIDs lists the snapshot ids that have chunks in the store.
-func snapshotIDs(t *testing.T, st *Store) []uint64 {
-	t.Helper()
-	var ids []uint64
-	err := st.db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixSnapshot})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			id := binary.BigEndian.Uint64(it.Item().Key()[len(prefixSnapshot):])
-			if len(ids) == 0 || ids[len(ids)-1] != id {
-				ids = append(ids, id)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ids
 }

@@ -3,6 +3,7 @@ package persist
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"podium/engine"
+	"podium/persist/journal"
+	"podium/persist/store"
 )
 
 func openNode(t *testing.T, dir string, opts Options) *Node {
@@ -112,16 +115,16 @@ func TestRecoveryFromSnapshotAndJournal(t *testing.T) {
 	crash(n)
 
 	// A snapshot exists and the journal before it is gone.
-	st, err := OpenStore(dir, zerolog.Nop())
+	st, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ptr, found, err := st.pointer()
+	ptr, found, err := storePointer(st)
 	if err != nil || !found || ptr.Seq == 0 {
 		t.Fatalf("no snapshot pointer: %+v %v %v", ptr, found, err)
 	}
 	first := uint64(0)
-	_ = st.db.View(func(txn *badger.Txn) error {
+	_ = st.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixJournal})
 		defer it.Close()
 		it.Rewind()
@@ -160,11 +163,11 @@ func TestCleanShutdownWritesSnapshot(t *testing.T) {
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st, err := OpenStore(dir, zerolog.Nop())
+	st, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ptr, found, _ := st.pointer()
+	ptr, found, _ := storePointer(st)
 	st.Close()
 	if !found || ptr.Seq != 5 {
 		t.Fatalf("snapshot pointer after clean shutdown = %+v (found %v), want seq 5", ptr, found)
@@ -179,11 +182,26 @@ func TestCleanShutdownWritesSnapshot(t *testing.T) {
 // lastSegment returns the path of the newest journal segment of a data directory.
 func lastSegment(t *testing.T, dir string) string {
 	t.Helper()
-	segs := segFiles(t, JournalDir(dir))
+	segs := segFiles(t, journalDir(dir))
 	if len(segs) == 0 {
 		t.Fatal("no journal segment")
 	}
 	return segs[len(segs)-1]
+}
+
+// segmentEnd is where the next record of a segment goes: after its last record (JSON,
+// so it ends in a non-zero byte) and the zeros that pad it to 8 bytes.
+func segmentEnd(t *testing.T, path string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := len(b) - 1
+	for i >= 0 && b[i] == 0 {
+		i--
+	}
+	return (int64(i+1) + 7) &^ 7
 }
 
 func TestTornFinalRecordIsDiscarded(t *testing.T) {
@@ -193,11 +211,11 @@ func TestTornFinalRecordIsDiscarded(t *testing.T) {
 		addProject(t, n, i)
 	}
 	want := stateHash(t, n)
-	end := n.j.active().end
 	crash(n)
 
 	// Half of a record after the last good one, as a crash during its write leaves it.
 	seg := lastSegment(t, dir)
+	end := segmentEnd(t, seg)
 	f, err := os.OpenFile(seg, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -219,6 +237,21 @@ func TestTornFinalRecordIsDiscarded(t *testing.T) {
 	}
 }
 
+// recordOffset is the offset of the k-th record (from 0) of a segment: each record is
+// a 24-byte header whose bytes 4..8 hold the data's length, the data, and zeros to 8.
+func recordOffset(t *testing.T, path string, k int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var off int64
+	for ; k > 0; k-- {
+		off = (off + 24 + int64(binary.LittleEndian.Uint32(b[off+4:])) + 7) &^ 7
+	}
+	return off
+}
+
 // TestCorruptMiddleRecordStopsStartup: eight bytes flipped in record 4 of 10 stop the
 // start with an error naming segment, offset and record, and leave every file of the
 // data directory as it was.
@@ -228,9 +261,9 @@ func TestCorruptMiddleRecordStopsStartup(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		addProject(t, n, i)
 	}
-	off := n.j.active().offsets[3]
 	crash(n)
 	seg := lastSegment(t, dir)
+	off := recordOffset(t, seg, 3)
 	f, _ := os.OpenFile(seg, os.O_RDWR, 0)
 	b := make([]byte, 8)
 	f.ReadAt(b, off+40)
@@ -255,7 +288,7 @@ func TestJournalWriteFailureMakesReadOnly(t *testing.T) {
 	n := openNode(t, dir, Options{})
 	defer n.Close()
 	addProject(t, n, 1)
-	n.InjectJournalFault(func() error { return errors.New("no space left on device") })
+	n.j.SetFault(func() error { return errors.New("no space left on device") })
 	_, err := n.Submit(context.Background(), engine.Admin, &engine.ClockUnpause{})
 	if !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("submit during failure: %v, want ErrReadOnly", err)
@@ -425,7 +458,7 @@ func TestSubmitWithBackupWritesBackupFirst(t *testing.T) {
 	p, _ := n.BackupPath(name)
 	f, _ := os.Open(p)
 	defer f.Close()
-	h, data, err := readBackup(f)
+	h, data, err := ReadBackup(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +489,7 @@ func TestJournalReplayIsDeterministic(t *testing.T) {
 	want := stateHash(t, n)
 	crash(n)
 
-	j, err := OpenJournal(JournalDir(dir), JournalOptions{Log: zerolog.Nop()})
+	j, err := journal.Open(journalDir(dir), journal.Options{Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ func TestRefusedChangeIsNeitherVisibleNorPersisted(t *testing.T) {
 	n := openNode(t, dir, Options{})
 	addProject(t, n, 1)
 	want := stateHash(t, n)
-	n.InjectJournalFault(func() error { return errors.New("input/output error") })
+	n.j.SetFault(func() error { return errors.New("input/output error") })
 	_, err := n.Submit(context.Background(), engine.Admin, &engine.CreateProjects{Projects: []engine.NewProject{{Name: "During"}}})
 	if !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("submit during failure: %v, want ErrReadOnly", err)
@@ -28,7 +28,7 @@ func TestRefusedChangeIsNeitherVisibleNorPersisted(t *testing.T) {
 		t.Errorf("reads show %d projects, want 1: the refused change is visible", count)
 	}
 	// The fault was transient: the snapshot store works again, the node stays read-only.
-	n.InjectJournalFault(nil)
+	n.j.SetFault(nil)
 	if err := n.Snapshot(); !errors.Is(err, ErrReadOnly) {
 		t.Errorf("forced snapshot while read-only: %v, want ErrReadOnly", err)
 	}

@@ -7,31 +7,32 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/rs/zerolog"
+	"podium/persist/store"
 )
 
-func readPointer(t *testing.T, dir string) snapPointer {
+func readPointer(t *testing.T, dir string) store.Pointer {
 	t.Helper()
-	st, err := OpenStore(dir, zerolog.Nop())
+	st, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ptr, found, err := st.pointer()
+	ptr, found, err := storePointer(st)
 	if err != nil || !found {
 		t.Fatalf("no snapshot pointer: %v", err)
 	}
 	return ptr
 }
 
-func setPointer(t *testing.T, dir string, ptr snapPointer) {
+func setPointer(t *testing.T, dir string, ptr store.Pointer) {
 	t.Helper()
-	st, err := OpenStore(dir, zerolog.Nop())
+	st, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	pb, _ := json.Marshal(ptr)
-	if err := st.db.Update(func(txn *badger.Txn) error { return txn.Set(keySnapPointer, pb) }); err != nil {
+	if err := st.Update(func(txn *badger.Txn) error { return txn.Set(keySnapPointer, pb) }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -52,7 +53,7 @@ func TestSnapshotsStoredAsS2(t *testing.T) {
 	want := stateHash(t, n)
 	crash(n)
 	ptr := readPointer(t, dir)
-	if ptr.Enc != snapEncS2 || ptr.Seq < 50 || ptr.Raw < 3*ptr.Size {
+	if ptr.Enc != "s2" || ptr.Seq < 50 || ptr.Raw < 3*ptr.Size {
 		t.Fatalf("snapshot pointer %+v: want an S2 snapshot of at least 50 commands, under a third of its JSON", ptr)
 	}
 	n2 := openNode(t, dir, Options{SnapshotEvery: 50})
@@ -79,7 +80,7 @@ func TestPlainSnapshotStillLoads(t *testing.T) {
 	n.Close()
 
 	dir := t.TempDir()
-	st, err := OpenStore(dir, zerolog.Nop())
+	st, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestPlainSnapshotStillLoads(t *testing.T) {
 	if err := n2.Close(); err != nil { // a clean stop writes a snapshot
 		t.Fatal(err)
 	}
-	if ptr := readPointer(t, dir); ptr.Enc != snapEncS2 || ptr.Seq != seq+1 {
+	if ptr := readPointer(t, dir); ptr.Enc != "s2" || ptr.Seq != seq+1 {
 		t.Fatalf("snapshot after the restart %+v, want S2 at %d", ptr, seq+1)
 	}
 }
@@ -109,12 +110,12 @@ func TestPlainSnapshotStillLoads(t *testing.T) {
 func TestUndecodableSnapshotStopsStartup(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		edit func(*snapPointer)
+		edit func(*store.Pointer)
 		msg  string
 	}{
-		{"plain bytes called S2", func(p *snapPointer) { p.Enc, p.Raw = snapEncS2, 10*p.Size }, "does not decode"},
-		{"S2 of another length", func(p *snapPointer) { p.Raw++ }, "does not decode"},
-		{"unknown encoding", func(p *snapPointer) { p.Enc = "zstd" }, `stored as "zstd"`},
+		{"plain bytes called S2", func(p *store.Pointer) { p.Enc, p.Raw = "s2", 10*p.Size }, "does not decode"},
+		{"S2 of another length", func(p *store.Pointer) { p.Raw++ }, "does not decode"},
+		{"unknown encoding", func(p *store.Pointer) { p.Enc = "zstd" }, `stored as "zstd"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -128,11 +129,11 @@ func TestUndecodableSnapshotStopsStartup(t *testing.T) {
 			ptr := readPointer(t, dir)
 			if c.name == "plain bytes called S2" {
 				// Store the JSON plainly first, so that its bytes check out.
-				st, err := OpenStore(dir, zerolog.Nop())
+				st, err := store.Open(dir, zerolog.Nop())
 				if err != nil {
 					t.Fatal(err)
 				}
-				data, p2, _, err := st.loadSnapshot()
+				data, p2, _, err := st.LoadSnapshot()
 				if err != nil {
 					t.Fatal(err)
 				}

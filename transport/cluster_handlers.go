@@ -5,14 +5,14 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+
+	"podium/engine"
 )
 
-// ClusterNode is what the cluster routes need from the node (persist.Node). Outside
-// cluster mode ClusterStatusJSON answers {"state":"standalone"}, the membership and
-// restore calls 409, and the forwarding route does not exist.
+// ClusterNode is what the cluster routes need from a cluster node (cluster.Node). A
+// node without them (a single node) answers {"state":"standalone"} for the status, 409
+// for the membership and restore calls, and has no forwarding route (standalone).
 type ClusterNode interface {
-	// Clustered reports whether the node is a cluster member.
-	Clustered() bool
 	ClusterStatusJSON() ([]byte, error)
 	AddClusterNode(ctx context.Context, id, raftAddr, httpURL string) error
 	RemoveClusterNode(ctx context.Context, id string) error
@@ -23,16 +23,15 @@ type ClusterNode interface {
 	HandleForward(auth string, body []byte) (status int, resp []byte)
 }
 
-// forwardAuthHeader is persist.ForwardAuthHeader (transport does not import persist).
+// forwardAuthHeader is cluster.ForwardAuthHeader (transport does not import persist).
 const forwardAuthHeader = "X-Podium-Cluster"
 
 // routesCluster adds SPEC §8a's routes when the node supports them.
 func (s *Server) routesCluster(api fiber.Router) {
 	cn, isCluster := s.node.(ClusterNode)
 	if !isCluster {
-		return
-	}
-	if cn.Clustered() {
+		cn = standalone{}
+	} else {
 		api.Post("/cluster/forward", func(c *fiber.Ctx) error {
 			auth := c.Get(forwardAuthHeader)
 			if auth == "" { // nothing to verify: do not read a body for it
@@ -127,4 +126,27 @@ func (s *Server) watchReplicatedChanges(cc *contentCache) {
 			}
 		}
 	})
+}
+
+// errNotCluster answers the membership calls of a single node.
+var errNotCluster = &engine.Error{Kind: engine.KindConflict, Msg: "this server is not part of a cluster"}
+
+// standalone answers the cluster routes for a node that is not a cluster member.
+type standalone struct{}
+
+func (standalone) ClusterStatusJSON() ([]byte, error) { return []byte(`{"state":"standalone"}`), nil }
+
+func (standalone) AddClusterNode(context.Context, string, string, string) error {
+	return errNotCluster
+}
+
+func (standalone) RemoveClusterNode(context.Context, string) error { return errNotCluster }
+
+func (standalone) RestoreClusterBackup(context.Context, string) error {
+	return &engine.Error{Kind: engine.KindConflict, Msg: "this server is not part of a cluster: use `podium restore`"}
+}
+
+// HandleForward is never called: a standalone node has no forwarding route.
+func (standalone) HandleForward(string, []byte) (int, []byte) {
+	return fiber.StatusNotFound, []byte(`{"error":"not a cluster node"}`)
 }

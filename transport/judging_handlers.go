@@ -55,7 +55,7 @@ func (s *Server) judgeNext(c *fiber.Ctx) error {
 	// does not wait for the writer for that: when the writer holds the state, the
 	// command answers the same (at the cost of a journal record), and a judge loop's
 	// next is rarely final.
-	if cn, clustered := s.node.(ClusterNode); !clustered || !cn.Clustered() {
+	if _, clustered := s.node.(ClusterNode); !clustered {
 		s.node.TryRead(func(st *engine.State) { res, final = st.PeekNext(id) })
 	}
 	if !final {

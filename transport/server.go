@@ -16,7 +16,8 @@ import (
 	"podium/engine"
 )
 
-// Node is what the server needs from the single-writer state owner (persist.Node).
+// Node is what the server needs from the state owner: the single node (persist.Node)
+// or a cluster node (cluster.Node, which also serves ClusterNode).
 type Node interface {
 	Submit(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, error)
 	SubmitWithBackup(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, string, error)

@@ -9,16 +9,18 @@ import (
 	"github.com/rs/zerolog"
 
 	"podium/persist"
+	"podium/persist/worker"
 )
 
 // startRatedServer is startServer with the background ratings fit on, as the server runs.
 func startRatedServer(t *testing.T) *testServer {
 	t.Helper()
 	dir := t.TempDir()
-	node, err := persist.Open(dir, persist.Options{Log: zerolog.Nop(), Ratings: true, RatingsEvery: 1, RatingsQuiet: 100 * time.Millisecond})
+	node, err := persist.Open(dir, persist.Options{Log: zerolog.Nop()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	fit := worker.RatingsStart(node, worker.RatingsOptions{Every: 1, Quiet: 100 * time.Millisecond})
 	srv := New(Config{DataDir: dir, AdminPassword: testPassword}, node, zerolog.Nop())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -27,6 +29,7 @@ func startRatedServer(t *testing.T) *testServer {
 	go func() { _ = srv.Listen(ln) }()
 	ts := &testServer{t: t, URL: "http://" + ln.Addr().String(), Dir: dir, Node: node, Srv: srv, ln: ln}
 	t.Cleanup(ts.Stop)
+	t.Cleanup(fit.Stop) // before the node closes
 	return ts
 }
 

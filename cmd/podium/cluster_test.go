@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"podium/persist"
+	"podium/persist/cluster"
 )
 
 // A three-node cluster of real processes on loopback (SPEC §8a guarantees).
@@ -485,7 +485,7 @@ func TestCluster(t *testing.T) {
 		if err := f.p.cmd.Wait(); err != nil {
 			t.Fatalf("%s exited with %v after SIGTERM", f.id, err)
 		}
-		snaps, err := persist.RaftSnapshots(f.dir)
+		snaps, err := cluster.RaftSnapshots(f.dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,6 +24,8 @@ import (
 
 	"podium/engine"
 	"podium/persist"
+	"podium/persist/cluster"
+	"podium/persist/worker"
 	"podium/transport"
 )
 
@@ -217,8 +219,43 @@ func adminPassword(cfg *transport.Config) (generated bool, err error) {
 	return true, nil
 }
 
-// hooks let other files extend serving (metrics listener, outbox, ...).
-var serveHooks []func(c *config, node *persist.Node, log zerolog.Logger) ([]transport.Option, func(), error)
+// node is what serving needs from the single node (persist.Node) or the cluster node
+// (cluster.Node).
+type node interface {
+	transport.Node
+	worker.RatingsNode
+	// Failure is the storage error that made the node read-only, if any.
+	Failure() error
+	Close() error
+}
+
+// hooks let other files extend serving (metrics listener, outbox, ...); ratings is the
+// node's background ratings fit.
+var serveHooks []func(c *config, n node, ratings *worker.Ratings, log zerolog.Logger) ([]transport.Option, func(), error)
+
+// openNode opens the cluster node when the cluster settings are there, else the single
+// node.
+func openNode(dir string, log zerolog.Logger) (node, error) {
+	clusterCfg, err := cluster.ParseConfig(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if clusterCfg != nil {
+		member, err := cluster.Open(dir, cluster.Options{
+			Config: clusterCfg, Log: log, Observer: nodeObserver, RaftObserver: raftObserver(), JournalFault: journalFault(),
+		})
+		if err != nil {
+			return nil, err // not a nil *cluster.Node in an interface
+		}
+		return member, nil
+	}
+	single, err := persist.Open(dir, persist.Options{Log: log, Observer: nodeObserver, JournalFault: journalFault()})
+	if err != nil {
+		return nil, err
+	}
+	recoverClock(single, log) // a cluster keeps its clock: other nodes ran on
+	return single, nil
+}
 
 func serve(args []string) error {
 	c, err := loadConfig(args)
@@ -237,28 +274,22 @@ func serve(args []string) error {
 		return err
 	}
 	raiseFileLimit(log)
-	clusterCfg, err := persist.ParseClusterConfig(os.Getenv)
+	node, err := openNode(c.server.DataDir, log)
 	if err != nil {
 		return err
 	}
-	nodeOpts := persist.Options{Log: log, Observer: nodeObserver, JournalFault: journalFault(), Ratings: true}
-	if clusterCfg != nil {
-		nodeOpts.Cluster, nodeOpts.ClusterObserver = clusterCfg, clusterObserver()
-	}
-	node, err := persist.Open(c.server.DataDir, nodeOpts)
-	if err != nil {
-		return err
-	}
-	if clusterCfg == nil {
-		recoverClock(node, log) // a cluster keeps its clock: other nodes ran on
+	ratings := worker.RatingsStart(node, worker.RatingsOptions{Log: log})
+	closeNode := func() error {
+		ratings.Stop()
+		return node.Close()
 	}
 
 	var opts []transport.Option
 	var cleanups []func()
 	for _, h := range serveHooks {
-		o, cleanup, err := h(&c, node, log)
+		o, cleanup, err := h(&c, node, ratings, log)
 		if err != nil {
-			node.Close()
+			closeNode()
 			return err
 		}
 		opts = append(opts, o...)
@@ -269,7 +300,7 @@ func serve(args []string) error {
 	srv := transport.New(c.server, node, log, opts...)
 	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", c.port))
 	if err != nil {
-		node.Close()
+		closeNode()
 		return fmt.Errorf("listen: %w", err)
 	}
 	fmt.Printf("podium listening on http://%s\n", ln.Addr())
@@ -302,7 +333,7 @@ func serve(args []string) error {
 	for _, f := range cleanups {
 		f()
 	}
-	if err := closeWithin(closeTimeout, node.Close); err != nil {
+	if err := closeWithin(closeTimeout, closeNode); err != nil {
 		log.Error().Err(err).Msg("shutdown incomplete: the journal holds every acknowledged change")
 		return fmt.Errorf("close store: %w", err)
 	}

@@ -11,14 +11,16 @@ import (
 
 	"podium/metrics"
 	"podium/persist"
+	"podium/persist/cluster"
+	"podium/persist/worker"
 	"podium/transport"
 )
 
 // nodeObserver is the writer loop's metrics observer, passed to persist.Open.
 var nodeObserver persist.Observer
 
-// clusterObserver returns the raft metrics observer (cluster mode only).
-var clusterObserver func() persist.ClusterObserver
+// raftObserver returns the raft metrics observer, passed to cluster.Open.
+var raftObserver func() cluster.Observer
 
 // Metrics (SPEC §11): one registry fed by the writer loop, the HTTP server and the
 // websocket hub, served at /metrics on the main listener, or only on METRICS_ADDR when
@@ -26,11 +28,11 @@ var clusterObserver func() persist.ClusterObserver
 func init() {
 	m := metrics.New()
 	nodeObserver = m
-	clusterObserver = func() persist.ClusterObserver { return m.Cluster() }
-	serveHooks = append(serveHooks, func(c *config, node *persist.Node, log zerolog.Logger) ([]transport.Option, func(), error) {
+	raftObserver = func() cluster.Observer { return m.Cluster() }
+	serveHooks = append(serveHooks, func(c *config, node node, ratings *worker.Ratings, log zerolog.Logger) ([]transport.Option, func(), error) {
 		m.WatchState(node.Read)
 		m.WatchHealth(node.Ready, func() bool { return node.Failure() != nil })
-		m.WatchRatings(node.RatingsPending)
+		m.WatchRatings(ratings.Pending)
 		opts := []transport.Option{transport.WithObserver(m), transport.WithHubObserver(m)}
 		opts = append(opts, transport.WithMailObserver(m))
 		if c.metricsAddr == "" {

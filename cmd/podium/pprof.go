@@ -10,7 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"podium/persist"
+	"podium/persist/worker"
 	"podium/transport"
 )
 
@@ -19,7 +19,7 @@ import (
 // be profiled with `go tool pprof http://ADDR/debug/pprof/profile?seconds=30`. Bind it
 // to loopback or a private interface: the profiles show code paths and memory.
 func init() {
-	serveHooks = append(serveHooks, func(c *config, node *persist.Node, log zerolog.Logger) ([]transport.Option, func(), error) {
+	serveHooks = append(serveHooks, func(c *config, _ node, _ *worker.Ratings, log zerolog.Logger) ([]transport.Option, func(), error) {
 		addr := env("PPROF_ADDR")
 		if addr == "" {
 			return nil, nil, nil
