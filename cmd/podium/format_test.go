@@ -12,25 +12,29 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 )
 
-// The data directories under testdata/format-v1 were written by the build before the
+// The data directories under persist/testdata/format-v1 were written by the build before the
 // persist packages were split (journal, store and cluster in packages of their own):
 // loadtest runs against that binary, a clean stop (final snapshot), more load, public
 // content, then SIGKILL, so each holds a snapshot and journal records after it. One is a
 // single node, the other a one-node raft cluster (raft log on the journal, stable store,
 // FSM snapshots in Badger). The golden files hold what that build served after opening a
-// copy of them: the SHA-256 of every listed response and, for the cluster, the state
-// digest of GET /api/admin/cluster. A later build must open them to the same state.
+// copy of them (testdata/format-v1/*.golden.json): the SHA-256 of every listed response
+// and, for the cluster, the state digest of GET /api/admin/cluster. A later build must
+// open them to the same state. (persist's TestDataDirFromEarlierBuild checks the single
+// node's state digest in-process.)
 //
 // To record the golden files again with another binary (only when the formats change on
 // purpose, with a migration):
 //
 //	PODIUM_FORMAT_RECORD=/path/to/old/podium go test -run TestDataDirFromEarlierBuild ./cmd/podium
-const formatFixtures = "testdata/format-v1"
+const (
+	formatFixtures = "../../persist/testdata/format-v1"
+	formatGoldens  = "testdata/format-v1"
+)
 
 // formatEndpoints are the responses compared: every list, export and statistic an
 // organiser reads, and the public content. The single node also compares the clock (it
@@ -102,7 +106,7 @@ func TestDataDirFromEarlierBuild(t *testing.T) {
 				}
 				got.StateDigest = st.StateDigest.SHA256
 			}
-			golden := filepath.Join(formatFixtures, mode+".golden.json")
+			golden := filepath.Join(formatGoldens, mode+".golden.json")
 			if bin != "" {
 				b, _ := json.MarshalIndent(got, "", "  ")
 				if err := os.WriteFile(golden, append(b, '\n'), 0o644); err != nil {
@@ -172,38 +176,28 @@ func untarFixture(t *testing.T, archive, dir string) {
 		t.Fatal(err)
 	}
 	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return
-		}
+	for h, err := tr.Next(); err != io.EOF; h, err = tr.Next() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		name := filepath.Clean(h.Name)
-		if strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
-			t.Fatalf("bad path in fixture: %q", h.Name)
+		target := filepath.Join(dir, filepath.Clean("/"+h.Name)) // no way out of dir
+		if h.Typeflag == tar.TypeDir {
+			err = os.MkdirAll(target, 0o700)
+		} else if h.Typeflag == tar.TypeReg {
+			err = os.MkdirAll(filepath.Dir(target), 0o700)
+			var out *os.File
+			if err == nil {
+				out, err = os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode)&0o777)
+			}
+			if err == nil {
+				_, err = io.Copy(out, tr)
+				if cerr := out.Close(); err == nil {
+					err = cerr
+				}
+			}
 		}
-		target := filepath.Join(dir, name)
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o700); err != nil {
-				t.Fatal(err)
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode)&0o777)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := io.Copy(out, tr); err != nil {
-				t.Fatal(err)
-			}
-			if err := out.Close(); err != nil {
-				t.Fatal(err)
-			}
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 }
