@@ -18,8 +18,9 @@ import (
 
 // The data directories under persist/testdata/format-v1 were written by the build before the
 // persist packages were split (journal, store and cluster in packages of their own):
-// loadtest runs against that binary, a clean stop (final snapshot), more load, public
-// content, then SIGKILL, so each holds a snapshot and journal records after it. One is a
+// loadtest runs against that binary, a snapshot (the single node's at a clean stop, the
+// cluster's through POST /api/admin/clock/backup), public content and more load, then
+// SIGKILL, so each holds a snapshot and journal (raft log) records after it. One is a
 // single node, the other a one-node raft cluster (raft log on the journal, stable store,
 // FSM snapshots in Badger). The golden files hold what that build served after opening a
 // copy of them (testdata/format-v1/*.golden.json): the SHA-256 of every listed response
