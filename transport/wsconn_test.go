@@ -14,6 +14,21 @@ import (
 	fastws "github.com/fasthttp/websocket"
 )
 
+// Frame opcodes (RFC 6455 §5.2), the hub's inbound limit and the number of recipients
+// from which it fans a delivery out over several goroutines (package ws).
+const (
+	opContinuation = 0x0
+	opText         = 0x1
+	opClose        = 0x8
+	opPing         = 0x9
+	opPong         = 0xA
+
+	wsMaxInbound = 4 << 10
+	wsFanOutMin  = 256
+)
+
+func closeMsg(code int, text string) []byte { return fastws.FormatCloseMessage(code, text) }
+
 // rawWS is a websocket client written against the wire format, to send what library
 // clients never do: fragments, pings, frames glued to the upgrade request, bad frames.
 type rawWS struct {
@@ -192,31 +207,7 @@ func TestWSClientCloseIsEchoed(t *testing.T) {
 	if op != opClose || binary.BigEndian.Uint16(p) != fastws.CloseNormalClosure {
 		t.Fatalf("answer op %d payload %q, want close 1000", op, p)
 	}
-	waitFor(t, "the connection to end", func() bool { return ts.hub().count.Load() == 0 })
-}
-
-// TestWSIdleConnectionHoldsNoWriter: on plain TCP a delivery is written by whoever
-// dispatches it; no writer goroutine or backlog stays behind.
-func TestWSIdleConnectionHoldsNoWriter(t *testing.T) {
-	ts := startServer(t)
-	w, _ := ts.mustDialWS(nil)
-	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
-	w.expect("clock")
-	h := ts.hub()
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	if len(h.clients) != 1 {
-		t.Fatalf("%d clients", len(h.clients))
-	}
-	c := h.clients[0]
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.rc == nil {
-		t.Fatal("no file descriptor for non-blocking writes on a TCP connection")
-	}
-	if c.writing || c.backlog != nil || c.partial != nil {
-		t.Fatalf("writer state left behind: writing=%v backlog=%d partial=%d", c.writing, len(c.backlog), len(c.partial))
-	}
+	waitFor(t, "the connection to end", func() bool { return ts.wsConns() == 0 })
 }
 
 // TestWSOverTLS: without a file descriptor (TLS) every delivery goes through the writer
@@ -278,7 +269,7 @@ func TestWSChurnDuringBroadcasts(t *testing.T) {
 	for _, w := range stay {
 		_ = w.c.Close()
 	}
-	waitFor(t, "every connection to end", func() bool { return ts.hub().count.Load() == 0 })
+	waitFor(t, "every connection to end", func() bool { return ts.wsConns() == 0 })
 }
 
 // TestWSHugeFrameLengths: 64-bit frame lengths that overflow a sum with the bytes
