@@ -175,3 +175,14 @@ func (ts *testServer) addProject(name, challenges string) string {
 	ts.must(200, "POST", "/api/project/new", map[string]any{"name": name, "description": "d", "challenge_list": challenges}, asAdmin, &res)
 	return res.ID
 }
+
+// startServerOpts is startServer with server options (observers, limits) and a config
+// change (nil: none).
+func startServerOpts(t *testing.T, mod func(*Config), opts ...Option) *testServer {
+	t.Helper()
+	var mods []func(*Config)
+	if mod != nil {
+		mods = append(mods, mod)
+	}
+	return startServerWith(t, nil, opts, mods...)
+}

@@ -541,7 +541,6 @@ func TestWSStatsCoalesced(t *testing.T) {
 	t.Logf("%d stats messages during %v of changes", stats, elapsed)
 }
 
-
 // smallBufferDialer dials with a tiny socket receive buffer, so that a client that
 // stops reading backs up into the server quickly.
 func smallBufferDialer() *fastws.Dialer {

@@ -11,11 +11,15 @@ import (
 
 	"podium/metrics"
 	"podium/persist"
+	"podium/persist/worker"
 	"podium/transport"
 )
 
 // nodeObserver is the writer loop's metrics observer, passed to persist.Open.
 var nodeObserver persist.Observer
+
+// mailObserver counts the mail outbox's outcomes, passed to worker.NewOutbox.
+var mailObserver worker.MailObserver
 
 // clusterObserver returns the raft metrics observer (cluster mode only).
 var clusterObserver func() persist.ClusterObserver
@@ -26,13 +30,13 @@ var clusterObserver func() persist.ClusterObserver
 func init() {
 	m := metrics.New()
 	nodeObserver = m
+	mailObserver = m
 	clusterObserver = func() persist.ClusterObserver { return m.Cluster() }
 	serveHooks = append(serveHooks, func(c *config, node *persist.Node, log zerolog.Logger) ([]transport.Option, func(), error) {
 		m.WatchState(node.Read)
 		m.WatchHealth(node.Ready, func() bool { return node.Failure() != nil })
 		m.WatchRatings(node.RatingsPending)
 		opts := []transport.Option{transport.WithObserver(m), transport.WithHubObserver(m)}
-		opts = append(opts, transport.WithMailObserver(m))
 		if c.metricsAddr == "" {
 			return append(opts, transport.WithMetricsHandler(m.Handler())), nil, nil
 		}
