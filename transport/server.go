@@ -54,7 +54,8 @@ type Config struct {
 type HTTPObserver interface {
 	Request(route, method string, code int, d time.Duration)
 	Throttled(route string)
-	// RequestRejected counts a request refused by a limit, by reason (RejectReasons).
+	// RequestRejected counts a request refused by a limit, by reason (the Reject*
+	// constants).
 	RequestRejected(reason string)
 }
 
@@ -182,9 +183,6 @@ func dropWildcards(origins []string, log zerolog.Logger) []string {
 	}
 	return out
 }
-
-// App returns the Fiber app (for tests and for mounting extra listeners).
-func (s *Server) App() *fiber.App { return s.app }
 
 func (s *Server) routes() {
 	app := s.app

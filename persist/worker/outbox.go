@@ -274,50 +274,7 @@ func (o *Outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.
 	if len(mails) == 0 {
 		return nil, false // the state moved on meanwhile: look again at the next tick
 	}
-	var sent []engine.ID
-	var lastErr error
-	for i, m := range mails {
-		if !o.stillClaimed(m.judge, claim) {
-			continue // the judge was deleted (or the judges reset) meanwhile
-		}
-		if sess == nil {
-			if sess, err = o.dial(); err != nil {
-				for _, rest := range mails[i:] {
-					retry = append(retry, rest.judge)
-				}
-				lastErr = err
-				break
-			}
-		}
-		msg := composeLoginMail(o.cfg, o.publicURL, m, time.Now())
-		err := sess.send(senderAddress(o.cfg, o.publicURL), m.email, msg)
-		if err == nil {
-			sent = append(sent, m.judge)
-			o.obs.EmailSent()
-			o.log.Info().Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email sent")
-			continue
-		}
-		// After a refusal the server is still talking: reset and go on; after anything
-		// else the connection is dropped and the next mail redials.
-		var te *textproto.Error
-		if !errors.As(err, &te) || sess.c.Reset() != nil {
-			sess.close()
-			sess = nil
-		}
-		var unknown *errOutcomeUnknown
-		if errors.As(err, &unknown) {
-			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email outcome unknown; not retried")
-			o.reportUnknown(map[engine.ID]string{m.judge: claim}, "the connection to the SMTP server was lost after the message was handed over")
-			continue
-		}
-		if permanentSMTP(err) {
-			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email refused")
-			o.failed([]engine.ID{m.judge}, claim, err.Error())
-			continue
-		}
-		o.log.Warn().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email failed")
-		retry, lastErr = append(retry, m.judge), err
-	}
+	sent, retry, lastErr := o.sendMails(&sess, mails, claim, attempt)
 	ok = true
 	if len(sent) > 0 {
 		ok = o.record(&mailRecord{ids: sent, cmd: func(ids []engine.ID) engine.Command {
@@ -337,6 +294,56 @@ func (o *Outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.
 		return nil, false
 	}
 	return retry, ok
+}
+
+// sendMails sends the claimed mails over *sess, redialling after a dropped connection
+// (the caller closes the last one), and records the mails refused for good or whose
+// outcome is unknown. It returns the mails sent, the ones that failed temporarily and
+// the last temporary error.
+func (o *Outbox) sendMails(sess **smtpSession, mails []loginMail, claim string, attempt int) (sent, retry []engine.ID, lastErr error) {
+	for i, m := range mails {
+		if !o.stillClaimed(m.judge, claim) {
+			continue // the judge was deleted (or the judges reset) meanwhile
+		}
+		if *sess == nil {
+			var err error
+			if *sess, err = o.dial(); err != nil {
+				for _, rest := range mails[i:] {
+					retry = append(retry, rest.judge)
+				}
+				return sent, retry, err
+			}
+		}
+		msg := composeLoginMail(o.cfg, o.publicURL, m, time.Now())
+		err := (*sess).send(senderAddress(o.cfg, o.publicURL), m.email, msg)
+		if err == nil {
+			sent = append(sent, m.judge)
+			o.obs.EmailSent()
+			o.log.Info().Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email sent")
+			continue
+		}
+		// After a refusal the server is still talking: reset and go on; after anything
+		// else the connection is dropped and the next mail redials.
+		var te *textproto.Error
+		if !errors.As(err, &te) || (*sess).c.Reset() != nil {
+			(*sess).close()
+			*sess = nil
+		}
+		var unknown *errOutcomeUnknown
+		if errors.As(err, &unknown) {
+			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email outcome unknown; not retried")
+			o.reportUnknown(map[engine.ID]string{m.judge: claim}, "the connection to the SMTP server was lost after the message was handed over")
+			continue
+		}
+		if permanentSMTP(err) {
+			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email refused")
+			o.failed([]engine.ID{m.judge}, claim, err.Error())
+			continue
+		}
+		o.log.Warn().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email failed")
+		retry, lastErr = append(retry, m.judge), err
+	}
+	return sent, retry, lastErr
 }
 
 // failed records mails as failed (claim "": pending mails never claimed) and counts
