@@ -229,8 +229,7 @@ func TestMetricsFamiliesAndMovement(t *testing.T) {
 	// (counted after each write returns, so possibly just after the client has it)
 	waitFor(t, "3 clock messages counted", func() bool { return value(scrape(t, ts), clockSent)-value(before, clockSent) == 3 })
 	moves("oversize drop", func() {
-		// one byte over the hub's inbound limit (4 KiB)
-		_ = anonWS.c.WriteMessage(fastws.TextMessage, []byte(strings.Repeat("x", 4<<10+1)))
+		_ = anonWS.c.WriteMessage(fastws.TextMessage, []byte(strings.Repeat("x", wsMaxInbound+1)))
 		anonWS.expectClose()
 	}, probe{"podium_ws_clients_dropped_total", map[string]string{"reason": "oversize"}})
 	moves("admin login throttling", func() {

@@ -206,8 +206,12 @@ func (ts *testServer) adminCookie() string {
 	return ""
 }
 
-// defaultStatsEvery is the hub's default gap between two stats messages (package ws).
-const defaultStatsEvery = 500 * time.Millisecond
+// The hub's default gap between two stats messages and its inbound message limit
+// (package ws).
+const (
+	defaultStatsEvery = 500 * time.Millisecond
+	wsMaxInbound      = 4 << 10
+)
 
 // hub is the server's websocket hub.
 func (ts *testServer) hub() *ws.Hub { return ts.Srv.ext.realtime.hub }

@@ -2,7 +2,14 @@ package ws
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"math/big"
 	"net"
 	"sync"
 	"testing"
@@ -31,15 +38,18 @@ func (testAuth) Authenticate(_ string, token, password *string) (Roles, string) 
 // testHub is a hub behind a real fasthttp server on 127.0.0.1 doing the upgrade as
 // package transport does, over a fresh engine.
 type testHub struct {
-	t   testing.TB
-	h   *Hub
-	eng *engine.Engine
-	url string // ws://127.0.0.1:port/
+	t    testing.TB
+	h    *Hub
+	addr string // 127.0.0.1:port
+	url  string // ws://127.0.0.1:port/
 }
 
 // startHub starts a hub with cfg (zero limits: 1000) and its server; both stop at the
 // end of the test.
-func startHub(t testing.TB, cfg Config) *testHub {
+func startHub(t testing.TB, cfg Config) *testHub { t.Helper(); return startHubTLS(t, cfg, nil) }
+
+// startHubTLS is startHub with a server terminating TLS with tlsCfg (nil: plain TCP).
+func startHubTLS(t testing.TB, cfg Config, tlsCfg *tls.Config) *testHub {
 	t.Helper()
 	if cfg.MaxConnections == 0 {
 		cfg.MaxConnections = 1000
@@ -47,8 +57,7 @@ func startHub(t testing.TB, cfg Config) *testHub {
 	if cfg.MaxPerIP == 0 {
 		cfg.MaxPerIP = 1000
 	}
-	eng := engine.New()
-	h := New(cfg, eng, testAuth{}, nil, zerolog.Nop())
+	h := New(cfg, engine.New(), testAuth{}, nil, zerolog.Nop())
 	go h.Run()
 	up := &fastws.FastHTTPUpgrader{
 		CheckOrigin:     func(*fasthttp.RequestCtx) bool { return true },
@@ -64,8 +73,12 @@ func startHub(t testing.TB, cfg Config) *testHub {
 	if err != nil {
 		t.Fatal(err)
 	}
+	addr := ln.Addr().String()
+	if tlsCfg != nil {
+		ln = tls.NewListener(ln, tlsCfg)
+	}
 	go func() { _ = srv.Serve(ln) }()
-	th := &testHub{t: t, h: h, eng: eng, url: "ws://" + ln.Addr().String() + "/"}
+	th := &testHub{t: t, h: h, addr: addr, url: "ws://" + addr + "/"}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -145,4 +158,27 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// selfSignedTLS returns a server TLS config with a certificate for 127.0.0.1.
+func selfSignedTLS(t testing.TB) *tls.Config {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
 }
