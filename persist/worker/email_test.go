@@ -241,7 +241,7 @@ func parseMail(t *testing.T, data []byte) parsedMail {
 func TestEmailLoginCode(t *testing.T) {
 	smtp := startSMTP(t, func(s *smtpServer) { s.user, s.password = "mailer", "s3cret" })
 	obs := newMailCounter()
-	node := newMemNode(t)
+	node := newOutboxTestNode(t)
 	startOutbox(t, node, smtp, obs, 3, 10*time.Millisecond)
 
 	node.addJudges(true, [2]string{"Ada Lövelace", "ada@example.com"})
@@ -300,7 +300,7 @@ func TestEmailLoginCode(t *testing.T) {
 func TestEmailRetryDelivers(t *testing.T) {
 	smtp := startSMTP(t, func(s *smtpServer) { s.failNext, s.failWith = 2, errBusy })
 	obs := newMailCounter()
-	node := newMemNode(t)
+	node := newOutboxTestNode(t)
 	startOutbox(t, node, smtp, obs, 4, 5*time.Millisecond)
 	node.addJudges(true, [2]string{"Retry", "retry@example.com"})
 	got := smtp.await(t)
@@ -324,7 +324,7 @@ func TestEmailRetryDelivers(t *testing.T) {
 func TestEmailGivesUp(t *testing.T) {
 	smtp := startSMTP(t)
 	obs := newMailCounter()
-	node := newMemNode(t)
+	node := newOutboxTestNode(t)
 	startOutbox(t, node, smtp, obs, 3, 5*time.Millisecond)
 
 	// Temporary failures: tried 3 times, then reported failed.
@@ -353,7 +353,7 @@ func TestEmailGivesUp(t *testing.T) {
 	}
 	smtp.mu.Unlock()
 	// The server being down is a temporary failure too.
-	node2 := newMemNode(t)
+	node2 := newOutboxTestNode(t)
 	down := &smtpServer{host: "127.0.0.1", port: closedSMTPPort(t)}
 	startOutbox(t, node2, down, obs, 2, time.Millisecond)
 	node2.addJudges(true, [2]string{"Down", "down@example.com"})
@@ -372,7 +372,7 @@ func TestEmailSTARTTLS(t *testing.T) {
 		s.user, s.password = "mailer", "s3cret"
 	})
 	obs := newMailCounter()
-	node := newMemNode(t)
+	node := newOutboxTestNode(t)
 	startOutbox(t, node, smtp, obs, 2, time.Millisecond, func(o *Outbox) { o.tls = &tls.Config{RootCAs: pool} })
 	node.addJudges(true, [2]string{"Tls", "tls@example.com"})
 	got := smtp.await(t)
@@ -383,7 +383,7 @@ func TestEmailSTARTTLS(t *testing.T) {
 		t.Fatalf("outcome %s", ev)
 	}
 	// A certificate the client does not trust: nothing is sent.
-	node2 := newMemNode(t)
+	node2 := newOutboxTestNode(t)
 	startOutbox(t, node2, smtp, obs, 1, time.Millisecond)
 	node2.addJudges(true, [2]string{"Untrusted", "untrusted@example.com"})
 	if ev := obs.await(t); ev != "failed" {
@@ -429,7 +429,7 @@ func TestEmailBatchOverFewConnections(t *testing.T) {
 	smtp := startSMTP(t, func(s *smtpServer) { s.refuse = "judge75@example.com" })
 	obs := newMailCounter()
 	obs.events = make(chan string, 200)
-	node := newMemNode(t)
+	node := newOutboxTestNode(t)
 	startOutbox(t, node, smtp, obs, 1, time.Millisecond)
 	var judges [][2]string
 	for i := 0; i < 150; i++ {
@@ -477,7 +477,7 @@ func closedSMTPPort(t *testing.T) int {
 func TestEmailNeverBlocksRequests(t *testing.T) {
 	smtp := startSMTP(t, func(s *smtpServer) { s.gate = make(chan struct{}) })
 	obs := newMailCounter()
-	node := newMemNode(t)
+	node := newOutboxTestNode(t)
 	startOutbox(t, node, smtp, obs, 2, time.Millisecond)
 	node.addJudges(true, [2]string{"First", "first@example.com"})
 	// Wait until the worker is stuck in DATA.
@@ -509,7 +509,7 @@ func TestEmailNeverBlocksRequests(t *testing.T) {
 // an audit line that names the judge but not the code.
 func TestEmailSkippedWithoutSMTP(t *testing.T) {
 	obs := newMailCounter()
-	node := newMemNode(t)
+	node := newOutboxTestNode(t)
 	startOutbox(t, node, nil, obs, 3, time.Millisecond)
 	node.addJudges(true, [2]string{"Ada", "ada@example.com"})
 	node.addJudges(true, [2]string{"Bob", "bob@example.com"}, [2]string{"Cleo", "cleo@example.com"})

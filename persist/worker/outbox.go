@@ -19,9 +19,9 @@ import (
 // connection's worth), and its retry defaults: 5 attempts, retries after 5, 10, 20 and
 // 40 s.
 const (
-	outboxPoll    = time.Second
-	outboxBatch   = smtpMailsPerConn
-	recordTimeout = 10 * time.Second
+	outboxPoll        = time.Second
+	outboxBatch       = smtpMailsPerConn
+	mailRecordTimeout = 10 * time.Second
 
 	defaultMailAttempts = 5
 	defaultMailBackoff  = 5 * time.Second
@@ -35,9 +35,9 @@ type OutboxNode interface {
 	Ready() bool
 }
 
-// dutyLeader is implemented by nodes that can be cluster followers (persist.Node): the
+// outboxLeader is implemented by nodes that can be cluster followers (persist.Node): the
 // outbox works only while LeadsDuties is true (SPEC §8a). A node without it always leads.
-type dutyLeader interface {
+type outboxLeader interface {
 	LeadsDuties() bool
 }
 
@@ -135,7 +135,7 @@ func (o *Outbox) stopping() bool {
 // node starts leading, so claims of any earlier leadership (this process's or another
 // node's) count as another outbox's.
 func (o *Outbox) leads() bool {
-	if dl, ok := o.node.(dutyLeader); ok && !dl.LeadsDuties() {
+	if dl, ok := o.node.(outboxLeader); ok && !dl.LeadsDuties() {
 		o.claim = ""
 		return false
 	}
@@ -439,7 +439,7 @@ func (o *Outbox) submit(rec *mailRecord) bool {
 			return true
 		}
 		cmd := rec.cmd(ids)
-		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), mailRecordTimeout)
 		_, err := o.node.Submit(ctx, engine.System, cmd)
 		cancel()
 		if err == nil {

@@ -26,7 +26,7 @@ func (s *smtpServer) nextMailTo(t *testing.T, want string) received {
 func TestMailSentIsRecordedAndNotResent(t *testing.T) {
 	smtp := startSMTP(t)
 	obs := newMailCounter()
-	node := newMemNode(t)
+	node := newOutboxTestNode(t)
 	_, stop := startOutbox(t, node, smtp, obs, 3, 5*time.Millisecond)
 	node.addJudges(true, [2]string{"Ada", "ada@example.com"})
 	got := smtp.nextMailTo(t, "ada@example.com")
@@ -55,7 +55,7 @@ func TestMailSentIsRecordedAndNotResent(t *testing.T) {
 // TestMailPendingSurvivesRestart: while the SMTP server is down nothing is claimed; the
 // mail stays pending across a restart and goes out once the server is up.
 func TestMailPendingSurvivesRestart(t *testing.T) {
-	node := newMemNode(t)
+	node := newOutboxTestNode(t)
 	down := &smtpServer{host: "127.0.0.1", port: closedSMTPPort(t)}
 	_, stop := startOutbox(t, node, down, nil, 5, time.Hour)
 	node.addJudges(true, [2]string{"Ada", "ada@example.com"})
@@ -76,7 +76,7 @@ func TestMailPendingSurvivesRestart(t *testing.T) {
 // gone (the server died inside the SMTP exchange) is marked unknown, in the audit log
 // and on the judge list, and not sent; the organiser's resend sends it once.
 func TestMailClaimedBeforeRestartIsReportedNotResent(t *testing.T) {
-	node := newMemNode(t)
+	node := newOutboxTestNode(t)
 	ada := node.addJudges(true, [2]string{"Ada", "ada@example.com"})[0]
 	if _, err := node.Submit(context.Background(), engine.System, &engine.ClaimMail{Judges: []engine.ID{ada}, Claim: "dead-outbox"}); err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestMailClaimedBeforeRestartIsReportedNotResent(t *testing.T) {
 // mail, and the others' outcomes are still recorded.
 func TestMailOfDeletedJudgeNotSent(t *testing.T) {
 	smtp := startSMTP(t, func(s *smtpServer) { s.gate = make(chan struct{}) })
-	node := newMemNode(t)
+	node := newOutboxTestNode(t)
 	startOutbox(t, node, smtp, nil, 2, time.Millisecond)
 	node.addJudges(true, [2]string{"Ada", "ada@example.com"}, [2]string{"Bob", "bob@example.com"}, [2]string{"Cid", "cid@example.com"})
 	for i := 0; ; i++ { // Ada's mail is inside DATA
@@ -155,7 +155,7 @@ func TestMailOfDeletedJudgeNotSent(t *testing.T) {
 func TestMailConnectionLostAfterDataIsUnknown(t *testing.T) {
 	smtp := startSMTP(t, func(s *smtpServer) { s.drop = true })
 	obs := newMailCounter()
-	node := newMemNode(t)
+	node := newOutboxTestNode(t)
 	startOutbox(t, node, smtp, obs, 3, time.Millisecond)
 	node.addJudges(true, [2]string{"Ada", "ada@example.com"})
 	if reason := node.awaitMail("ada@example.com", engine.MailUnknown); !strings.Contains(reason, "connection to the SMTP server was lost") {

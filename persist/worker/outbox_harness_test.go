@@ -14,22 +14,22 @@ import (
 	"podium/engine"
 )
 
-// memNode is the node of the outbox tests: an engine in memory that applies each
-// command at once. An outbox started again on the same memNode sees the state the
+// outboxTestNode is the node of the outbox tests: an engine in memory that applies each
+// command at once. An outbox started again on the same outboxTestNode sees the state the
 // previous one left, as after a restart.
-type memNode struct {
+type outboxTestNode struct {
 	t    testing.TB
 	mu   sync.Mutex // one writer, as in persist
 	eng  *engine.Engine
 	kick func() // the running outbox's Kick, called when mails are queued (as routes do)
 }
 
-func newMemNode(t testing.TB) *memNode { return &memNode{t: t, eng: engine.New()} }
+func newOutboxTestNode(t testing.TB) *outboxTestNode { return &outboxTestNode{t: t, eng: engine.New()} }
 
-func (n *memNode) Read(fn func(s *engine.State)) { n.eng.Read(fn) }
-func (n *memNode) Ready() bool                   { return true }
+func (n *outboxTestNode) Read(fn func(s *engine.State)) { n.eng.Read(fn) }
+func (n *outboxTestNode) Ready() bool                   { return true }
 
-func (n *memNode) Submit(_ context.Context, actor engine.Actor, cmd engine.Command) (any, error) {
+func (n *outboxTestNode) Submit(_ context.Context, actor engine.Actor, cmd engine.Command) (any, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	res, _, err := n.eng.Apply(&engine.Envelope{Time: time.Now().UnixMilli(), Seed: rand.Uint64(), Actor: actor, Cmd: cmd})
@@ -37,7 +37,7 @@ func (n *memNode) Submit(_ context.Context, actor engine.Actor, cmd engine.Comma
 }
 
 // must submits cmd as the admin and fails the test when it is refused.
-func (n *memNode) must(cmd engine.Command) any {
+func (n *outboxTestNode) must(cmd engine.Command) any {
 	n.t.Helper()
 	res, err := n.Submit(context.Background(), engine.Admin, cmd)
 	if err != nil {
@@ -48,7 +48,7 @@ func (n *memNode) must(cmd engine.Command) any {
 
 // addJudges creates judges from "Name <email>" pairs, queueing their login-code mails
 // when mail is set (as POST /api/judge/new and the CSV import do), and returns their ids.
-func (n *memNode) addJudges(mail bool, judges ...[2]string) []engine.ID {
+func (n *outboxTestNode) addJudges(mail bool, judges ...[2]string) []engine.ID {
 	n.t.Helper()
 	cmd := &engine.CreateJudges{Mail: mail}
 	for i, j := range judges {
@@ -66,7 +66,7 @@ func (n *memNode) addJudges(mail bool, judges ...[2]string) []engine.ID {
 }
 
 // judge returns the id and login code of the judge with that email.
-func (n *memNode) judge(email string) (engine.ID, string) {
+func (n *outboxTestNode) judge(email string) (engine.ID, string) {
 	n.t.Helper()
 	var id engine.ID
 	var code string
@@ -84,14 +84,14 @@ func (n *memNode) judge(email string) (engine.ID, string) {
 }
 
 // loginCodeOf returns the login code of the judge with that email.
-func (n *memNode) loginCodeOf(email string) string {
+func (n *outboxTestNode) loginCodeOf(email string) string {
 	_, code := n.judge(email)
 	return code
 }
 
 // mailOf returns the state of the login-code mail of the judge with that email, as the
 // judge list shows it ("" when the judge has none).
-func (n *memNode) mailOf(email string) (status, reason string) {
+func (n *outboxTestNode) mailOf(email string) (status, reason string) {
 	id, _ := n.judge(email)
 	n.Read(func(st *engine.State) {
 		if v := st.MailViewOf(id); v != nil {
@@ -102,7 +102,7 @@ func (n *memNode) mailOf(email string) (status, reason string) {
 }
 
 // awaitMail waits until the judge's mail has status (the test fails after 20 s).
-func (n *memNode) awaitMail(email, status string) (reason string) {
+func (n *outboxTestNode) awaitMail(email, status string) (reason string) {
 	n.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -118,7 +118,7 @@ func (n *memNode) awaitMail(email, status string) (reason string) {
 }
 
 // auditLines returns the audit log lines that contain sub.
-func (n *memNode) auditLines(sub string) []string {
+func (n *outboxTestNode) auditLines(sub string) []string {
 	var out []string
 	n.Read(func(st *engine.State) {
 		for _, l := range st.Log {
@@ -131,7 +131,7 @@ func (n *memNode) auditLines(sub string) []string {
 }
 
 // noCodesInAudit fails when any login code appears in the audit log.
-func (n *memNode) noCodesInAudit() {
+func (n *outboxTestNode) noCodesInAudit() {
 	n.t.Helper()
 	n.Read(func(st *engine.State) {
 		for _, l := range st.Log {
@@ -147,7 +147,7 @@ func (n *memNode) noCodesInAudit() {
 // startOutbox runs an outbox on node with smtp's settings (nil: no SMTP server), obs
 // (nil: none), attempts and backoff, as cmd/podium does; it stops at the end of the
 // test, or earlier through its stop function. mod changes the outbox before it runs.
-func startOutbox(t *testing.T, node *memNode, smtp *smtpServer, obs MailObserver, attempts int, backoff time.Duration, mod ...func(*Outbox)) (o *Outbox, stop func()) {
+func startOutbox(t *testing.T, node *outboxTestNode, smtp *smtpServer, obs MailObserver, attempts int, backoff time.Duration, mod ...func(*Outbox)) (o *Outbox, stop func()) {
 	t.Helper()
 	var cfg SMTPConfig
 	if smtp != nil {
