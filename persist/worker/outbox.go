@@ -61,7 +61,7 @@ type Outbox struct {
 	claim string        // this outbox's claim while it leads ("" = not leading)
 	owed  []*mailRecord // outcomes that could not be recorded yet (retried)
 	kicks chan struct{} // work to do now
-	quit  chan struct{} // closed by stop
+	quit  chan struct{} // closed by Stop
 	done  chan struct{} // closed when the worker has returned
 	once  sync.Once
 }
