@@ -46,7 +46,7 @@ func (t Timings) withDefaults() Timings {
 // Config sets the hub's limits and intervals.
 type Config struct {
 	// MaxConnections caps the anonymous and judge connections (admins get
-	// wsAdminRoom more); it must be positive.
+	// 64 more, so they are never locked out); it must be positive.
 	MaxConnections int
 	// MaxPerIP caps the non-admin connections of one client IP; it must be positive.
 	MaxPerIP int
