@@ -25,7 +25,8 @@ var (
 	wsDropReasons  = []string{"slow", "oversize", "idle"}
 	emailResults   = []string{"sent", "failed", "skipped", "unknown"}
 	throttleRoutes = []string{"judge_login", "admin_login", "qr"}
-	// rejectReasons are transport.RejectReasons (metrics does not import transport).
+	// rejectReasons are the values of transport's Reject* constants (metrics does not
+	// import transport).
 	rejectReasons = []string{"login_ip", "login_flood", "judge_writes", "body_too_large", "media_type", "ws_full", "ws_per_ip"}
 	itemStates    = []string{"active", "hidden"}
 	// FlagReasons are the reasons a flag can have (SPEC §3).
@@ -220,7 +221,7 @@ func (m *Metrics) Request(route, method string, code int, d time.Duration) {
 // Throttled records a request refused by login throttling.
 func (m *Metrics) Throttled(route string) { m.throttled.WithLabelValues(route).Inc() }
 
-// RequestRejected records a request refused by a limit (transport.RejectReasons).
+// RequestRejected records a request refused by a limit (transport's Reject* constants).
 func (m *Metrics) RequestRejected(reason string) { m.rejected.WithLabelValues(reason).Inc() }
 
 // --- persist.Observer ---

@@ -998,7 +998,7 @@ func BenchmarkPublicSponsorsHandler(b *testing.B) {
 	url, srv, stop := benchServer(b)
 	defer stop()
 	loadBenchSponsors(b, url, "png")
-	handler := srv.App().Handler()
+	handler := srv.app.Handler()
 	remote := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
 	serve := func(ctx *fasthttp.RequestCtx, req *fasthttp.Request) int {
 		ctx.Response.Reset()

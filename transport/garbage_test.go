@@ -158,7 +158,7 @@ func TestGarbageBodiesOnEveryWriteRoute(t *testing.T) {
 
 	seen := map[string]bool{}
 	var routes []garbageRoute
-	for _, r := range ts.Srv.App().GetRoutes(true) {
+	for _, r := range ts.Srv.app.GetRoutes(true) {
 		switch r.Method {
 		case http.MethodGet, http.MethodHead, http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
 			continue

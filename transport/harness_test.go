@@ -27,6 +27,7 @@ type testServer struct {
 	Node *persist.Node
 	Srv  *Server
 	ln   net.Listener
+	ws   *wsCount // websocket connections registered with the hub
 }
 
 // startServer starts a server on a fresh t.TempDir(); it stops at the end of the test.
@@ -47,13 +48,14 @@ func startServerIn(t testing.TB, dir string, mods ...func(*Config)) *testServer 
 	for _, m := range mods {
 		m(&cfg)
 	}
-	srv := New(cfg, node, log)
+	count := &wsCount{}
+	srv := New(cfg, node, log, countWS(count))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = srv.Listen(ln) }()
-	ts := &testServer{t: t, URL: "http://" + ln.Addr().String(), Dir: dir, Node: node, Srv: srv, ln: ln}
+	ts := &testServer{t: t, URL: "http://" + ln.Addr().String(), Dir: dir, Node: node, Srv: srv, ln: ln, ws: count}
 	t.Cleanup(ts.Stop)
 	return ts
 }
@@ -172,4 +174,15 @@ func (ts *testServer) addProject(name, challenges string) string {
 	var res struct{ ID string }
 	ts.must(200, "POST", "/api/project/new", map[string]any{"name": name, "description": "d", "challenge_list": challenges}, asAdmin, &res)
 	return res.ID
+}
+
+// startServerOpts is startServer with server options (observers, limits) and a config
+// change (nil: none).
+func startServerOpts(t *testing.T, mod func(*Config), opts ...Option) *testServer {
+	t.Helper()
+	var mods []func(*Config)
+	if mod != nil {
+		mods = append(mods, mod)
+	}
+	return startServerWith(t, nil, opts, mods...)
 }

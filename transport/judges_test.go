@@ -108,7 +108,7 @@ func TestAdminIDRouteHandsOn(t *testing.T) {
 	}
 	srv := New(Config{DataDir: dir, AdminPassword: testPassword}, node, zerolog.Nop())
 	// Registered after every real route, like a route of a later routesX function.
-	srv.App().Put("/api/judge/later-route", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"later": 1}) })
+	srv.app.Put("/api/judge/later-route", func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"later": 1}) })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

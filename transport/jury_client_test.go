@@ -422,7 +422,7 @@ func TestJudgeRoutesBeforeAdminRoutes(t *testing.T) {
 	}
 	type route struct{ method, path, level string }
 	var routes []route
-	for _, r := range srv.App().GetRoutes(true) {
+	for _, r := range srv.app.GetRoutes(true) {
 		lv := "other"
 		if len(r.Handlers) > 0 {
 			if l, ok := level[reflect.ValueOf(r.Handlers[0]).Pointer()]; ok {

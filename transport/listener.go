@@ -101,6 +101,10 @@ type idleWriteConn struct {
 	explicit time.Time // deadline set through SetDeadline/SetWriteDeadline (zero: none)
 }
 
+// PlainConn is the connection under the idle-write wrapper: a websocket sets its own
+// write deadlines, and its non-blocking writes need the file descriptor (package ws).
+func (c *idleWriteConn) PlainConn() net.Conn { return c.Conn }
+
 // Write writes p in chunks, each with a fresh idle deadline.
 func (c *idleWriteConn) Write(p []byte) (int, error) {
 	n := 0

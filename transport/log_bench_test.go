@@ -31,7 +31,7 @@ func BenchmarkRequestLogCost(b *testing.B) {
 			}
 			defer out.Close()
 			srv := New(Config{AdminPassword: testPassword}, node, zerolog.New(out).Level(level).With().Timestamp().Logger())
-			handler := srv.App().Handler()
+			handler := srv.app.Handler()
 			remote := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
 			b.ReportAllocs()
 			b.ResetTimer()

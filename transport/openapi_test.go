@@ -67,7 +67,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	ts := startOpenAPIServer(t)
 	described := openAPIOps(t)
 	registered := map[string]bool{}
-	for _, r := range ts.Srv.App().GetRoutes(true) {
+	for _, r := range ts.Srv.app.GetRoutes(true) {
 		if r.Method == http.MethodHead {
 			continue
 		}

@@ -1,31 +1,31 @@
 package transport
 
 import (
-	"encoding/json"
-	"net"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
-	"time"
 
 	fastws "github.com/fasthttp/websocket"
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/valyala/fasthttp"
+
+	"podium/transport/ws"
 )
 
 // realtimeExt is the server's realtime part: the hub, its observer and the metrics
 // endpoint.
 type realtimeExt struct {
-	hub     *hub
-	obs     HubObserver
+	hub     *ws.Hub
+	obs     ws.Observer
 	metrics http.Handler
-	timings *hubTimings
+	timings ws.Timings
 }
 
 // WithHubObserver sets the websocket metrics observer.
-func WithHubObserver(o HubObserver) Option {
+func WithHubObserver(o ws.Observer) Option {
 	return func(s *Server) { s.ext.realtime.obs = o }
 }
 
@@ -35,15 +35,15 @@ func WithMetricsHandler(h http.Handler) Option {
 }
 
 // withHubTimings replaces the websocket intervals (tests).
-func withHubTimings(t hubTimings) Option {
-	return func(s *Server) { s.ext.realtime.timings = &t }
+func withHubTimings(t ws.Timings) Option {
+	return func(s *Server) { s.ext.realtime.timings = t }
 }
 
 const localWS = "podium.ws"
 
 // wsPeer is what the upgrade request tells about the client, handed to the connection.
 type wsPeer struct {
-	roles
+	ws.Roles
 	ip string
 }
 
@@ -53,22 +53,15 @@ func (s *Server) routesRealtime(r fiber.Router) {
 	if rt.metrics != nil {
 		r.Get("/metrics", adaptor.HTTPHandler(rt.metrics))
 	}
-	t := defaultHubTimings
-	if rt.timings != nil {
-		t = *rt.timings
-	}
-	obs := rt.obs
-	if obs == nil {
-		obs = nopHubObserver{}
-	}
-	h := newHub(s, t, obs)
+	cfg := ws.Config{MaxConnections: s.cfg.MaxWSConnections, MaxPerIP: s.cfg.MaxWSPerIP, Timings: rt.timings}
+	h := ws.New(cfg, s.node, wsAuth{s}, rt.obs, s.log)
 	rt.hub = h
-	go h.run()
-	s.node.SetEventSink(h.publish)
-	s.onShutdown(h.shutdown)
+	go h.Run()
+	s.node.SetEventSink(h.Publish)
+	s.onShutdown(h.Shutdown)
 
 	// The library does the handshake; the hub takes the raw socket from there
-	// (wsconn.go). Hijacked connections are then the hub's to close: fasthttp releases
+	// (package ws). Hijacked connections are then the hub's to close: fasthttp releases
 	// its request context, read buffer and goroutine at once instead of holding them
 	// for the connection's life.
 	s.app.Server().KeepHijackedConns = true
@@ -84,12 +77,17 @@ func (s *Server) routesRealtime(r fiber.Router) {
 		if p == nil {
 			p = &wsPeer{}
 		}
-		if err := up.Upgrade(c.Context(), func(conn *fastws.Conn) { h.start(conn.NetConn(), p) }); err != nil {
+		if err := up.Upgrade(c.Context(), func(conn *fastws.Conn) { h.Accept(conn.NetConn(), p.ip, p.Roles) }); err != nil {
 			return fiber.ErrUpgradeRequired
 		}
 		return nil
 	})
 }
+
+var (
+	errWSFull  = &httpError{status: 503, msg: "too many websocket connections"}
+	errWSPerIP = &httpError{status: 429, msg: "too many websocket connections from this address", retryAfter: 10}
+)
 
 // wsUpgrade vets an upgrade request before the library takes it: origin (403),
 // connection cap (503), and the roles its cookies or headers prove.
@@ -101,15 +99,15 @@ func (s *Server) wsUpgrade(c *fiber.Ctx) error {
 		return &httpError{status: fiber.StatusForbidden, msg: "origin not allowed"}
 	}
 	// Bound the kernel's send buffer: a client that stops reading then fills its queue
-	// (and is dropped) after ~wsSocketSendBuffer instead of the several MiB Linux
+	// (and is dropped) after ~ws.SocketSendBuffer instead of the several MiB Linux
 	// autotuning would let it hold.
 	if tc, ok := c.Context().Conn().(interface{ SetWriteBuffer(int) error }); ok {
-		_ = tc.SetWriteBuffer(wsSocketSendBuffer)
+		_ = tc.SetWriteBuffer(ws.SocketSendBuffer)
 	}
 	p := &wsPeer{ip: ipKey(s.clientIP(c))}
 	if tok := bearerOrCookie(c); tok != "" {
 		if id, ok := s.judgeFromToken(tok); ok {
-			p.judge, p.judgeHash = id, hashToken(tok)
+			p.Judge, p.JudgeHash = id, hashToken(tok)
 		}
 	}
 	basic := strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderAuthorization)), "basic ")
@@ -123,17 +121,17 @@ func (s *Server) wsUpgrade(c *fiber.Ctx) error {
 			s.adminFails.hit(key)
 			return errUnauthorized
 		}
-		p.admin = true
+		p.Admin = true
 	} else if s.adminFromRequest(c) {
-		p.admin, p.adminHash = true, hashToken(c.Cookies(cookieAdmin))
+		p.Admin, p.AdminHash = true, hashToken(c.Cookies(cookieAdmin))
 	}
-	if err := s.ext.realtime.hub.admit(p.ip, p.admin); err != nil {
-		reason := RejectWSFull
-		if err == errWSPerIP {
-			reason = RejectWSPerIP
+	if err := s.ext.realtime.hub.Admit(p.ip, p.Admin); err != nil {
+		reason, herr := RejectWSFull, errWSFull
+		if errors.Is(err, ws.ErrPerIP) {
+			reason, herr = RejectWSPerIP, errWSPerIP
 		}
 		s.obs.RequestRejected(reason)
-		return err
+		return herr
 	}
 	c.Locals(localWS, p)
 	return c.Next()
@@ -207,115 +205,35 @@ func normalOrigin(raw string) string {
 	return scheme + "://" + host
 }
 
-// start takes the socket of an upgraded connection (hjc, fasthttp's wrapper, whose
-// buffered bytes are read out first) and runs its reader goroutine. It returns at once:
-// the hijack handler and everything fasthttp holds for it end here.
-func (h *hub) start(hjc net.Conn, p *wsPeer) {
-	nc, pre := takeConn(hjc)
-	// Bound the kernel's send buffer (see wsUpgrade; the listener's wrapper hides the
-	// TCP connection there): a client that stops reading is dropped after about
-	// wsSocketSendBuffer plus its backlog, not the MiBs Linux autotuning allows.
-	if tc, ok := nc.(interface{ SetWriteBuffer(int) error }); ok {
-		_ = tc.SetWriteBuffer(wsSocketSendBuffer)
-	}
-	c := newClient(h, nc, pre, p.ip)
-	if !h.register(c, p.roles) {
-		c.kill("", closeMsg(fastws.CloseTryAgainLater, "server full or shutting down"))
-		c.finish()
-		_ = nc.Close()
-		return
-	}
-	go h.serve(c)
-}
+// wsAuth checks the credentials of a websocket "auth" message for the hub.
+type wsAuth struct{ s *Server }
 
-// takeConn returns the connection under fasthttp's hijack wrapper and the bytes its
-// reader had buffered (normally none: a client waits for the handshake's answer before
-// it sends). The wrapper's reader is released when the hijack handler returns.
-func takeConn(hjc net.Conn) (net.Conn, []byte) {
-	u, ok := hjc.(interface{ UnsafeConn() net.Conn })
-	if !ok {
-		return hjc, nil
-	}
-	raw := u.UnsafeConn()
-	if w, ok := raw.(interface{ plainConn() net.Conn }); ok {
-		raw = w.plainConn() // the hub sets its own write deadlines
-	}
-	// With a deadline in the past, a read returns what is buffered or fails at once.
-	_ = raw.SetReadDeadline(longAgo)
-	var pre []byte
-	var buf [512]byte
-	for {
-		n, err := hjc.Read(buf[:])
-		pre = append(pre, buf[:n]...)
-		if err != nil || n == 0 {
-			break
-		}
-	}
-	_ = raw.SetReadDeadline(time.Time{})
-	return raw, pre
-}
-
-// serve is the connection's reader goroutine, its only goroutine while nothing waits to
-// be written. It closes the socket when the connection ends.
-func (h *hub) serve(c *client) {
-	defer h.handlers.Done()
-	defer func() {
-		if v := recover(); v != nil {
-			h.s.log.Error().Interface("panic", v).Msg("websocket handler panicked")
-			c.kill("", closeMsg(fastws.CloseInternalServerErr, ""))
-		}
-		h.unregister(c)
-		c.finish()
-		_ = c.nc.Close()
-		if c.reason != "" {
-			h.obs.WSDropped(c.reason)
-		}
-	}()
-	c.kill(c.readLoop())
-}
-
-// wsInbound is a client message. Only "auth" means something; others are ignored.
-type wsInbound struct {
-	Type     string  `json:"type"`
-	Token    *string `json:"token"`
-	Password *string `json:"password"`
-}
-
-// inbound handles a client message: {"type":"auth","token":...} makes the connection a
-// judge's, {"type":"auth","password":...} an admin's. A failed or throttled attempt
-// closes the connection with 1008 (policy violation).
-func (h *hub) inbound(c *client, data []byte) {
-	var m wsInbound
-	if json.Unmarshal(data, &m) != nil || m.Type != "auth" {
-		return
-	}
-	s := h.s
-	var r roles
-	if m.Token != nil {
-		id, ok := s.judgeFromToken(*m.Token)
+// Authenticate implements ws.Authenticator: a judge token, an admin password (throttled
+// like admin logins), or both; neither is a refusal.
+func (a wsAuth) Authenticate(ip string, token, password *string) (ws.Roles, string) {
+	s := a.s
+	var r ws.Roles
+	if token != nil {
+		id, ok := s.judgeFromToken(*token)
 		if !ok {
-			c.kill("", closeMsg(fastws.ClosePolicyViolation, "authentication failed"))
-			return
+			return r, "authentication failed"
 		}
-		r.judge, r.judgeHash = id, hashToken(*m.Token)
+		r.Judge, r.JudgeHash = id, hashToken(*token)
 	}
-	if m.Password != nil {
-		key := "admin:" + c.ip
+	if password != nil {
+		key := "admin:" + ip
 		if n, _ := s.adminFails.peek(key); n >= adminFailLimit {
 			s.obs.Throttled("admin_login")
-			c.kill("", closeMsg(fastws.ClosePolicyViolation, "too many failed logins"))
-			return
+			return r, "too many failed logins"
 		}
-		if !s.passwordOK(*m.Password) {
+		if !s.passwordOK(*password) {
 			s.adminFails.hit(key)
-			c.kill("", closeMsg(fastws.ClosePolicyViolation, "authentication failed"))
-			return
+			return r, "authentication failed"
 		}
-		r.admin = true
+		r.Admin = true
 	}
-	if !r.admin && r.judge.IsZero() {
-		c.kill("", closeMsg(fastws.ClosePolicyViolation, "authentication failed"))
-		return
+	if !r.Admin && r.Judge.IsZero() {
+		return r, "authentication failed"
 	}
-	h.authenticate(c, r)
+	return r, ""
 }

@@ -28,10 +28,6 @@ func notFound(format string, a ...any) error {
 	return &httpError{status: fiber.StatusNotFound, msg: fmt.Sprintf(format, a...)}
 }
 
-func conflict(format string, a ...any) error {
-	return &httpError{status: fiber.StatusConflict, msg: fmt.Sprintf(format, a...)}
-}
-
 var errUnauthorized = &httpError{status: fiber.StatusUnauthorized, msg: "unauthorized"}
 
 // handleError maps every error to its status and {"error": ...} body. It is the one

@@ -1,5 +1,6 @@
 // Package transport serves Podium over HTTP (Fiber) and websockets: routes, auth,
-// request parsing, CSV, and the realtime hub.
+// request parsing, CSV, and the websocket upgrade (the hub itself is package
+// transport/ws).
 package transport
 
 import (
@@ -33,23 +34,12 @@ type Node interface {
 	SetEventSink(fn func([]engine.Event))
 }
 
-// SMTPConfig holds the mail settings of SPEC §10.
-type SMTPConfig struct {
-	Host     string
-	Port     int
-	Username string
-	Password string
-	From     string
-	FromName string
-}
-
 // Config is the server's configuration (SPEC §11).
 type Config struct {
 	DataDir          string
 	AdminPassword    string
 	PublicAPIKey     string
 	PublicURL        string
-	SMTP             SMTPConfig
 	CORSOrigins      []string
 	TrustedProxies   []string
 	MaxWSConnections int
@@ -65,7 +55,8 @@ type Config struct {
 type HTTPObserver interface {
 	Request(route, method string, code int, d time.Duration)
 	Throttled(route string)
-	// RequestRejected counts a request refused by a limit, by reason (RejectReasons).
+	// RequestRejected counts a request refused by a limit, by reason (the Reject*
+	// constants).
 	RequestRejected(reason string)
 }
 
@@ -100,8 +91,27 @@ type Server struct {
 // Each is optional so that the server works before they exist.
 type extensions struct {
 	shutdown []func(ctx context.Context) error
-	mail     mailSettings // email outbox (email.go)
-	realtime realtimeExt  // websocket hub and metrics endpoint (realtime_handlers.go)
+	outbox   Outbox      // told when mails are queued; nil: nobody
+	realtime realtimeExt // websocket hub and metrics endpoint (realtime_handlers.go)
+}
+
+// Outbox is the mail outbox that sends the login-code emails requests queue (package
+// persist/worker, wired by cmd/podium).
+type Outbox interface {
+	// Kick says mails may have been queued; it never blocks.
+	Kick()
+}
+
+// WithOutbox has the server kick o whenever a command queued login-code mails, so the
+// outbox need not wait for its next look.
+func WithOutbox(o Outbox) Option { return func(s *Server) { s.ext.outbox = o } }
+
+// mailQueued tells the outbox that a command queued login-code mails (SPEC §10). The
+// mails are already in the state; this only saves the worker's wait for its next look.
+func (s *Server) mailQueued() {
+	if s.ext.outbox != nil {
+		s.ext.outbox.Kick()
+	}
 }
 
 // Option customises a Server.
@@ -143,7 +153,6 @@ func New(cfg Config, node Node, log zerolog.Logger, opts ...Option) *Server {
 	}
 	s.proxies = parseProxies(cfg.TrustedProxies, log)
 	s.cfg.CORSOrigins = dropWildcards(s.cfg.CORSOrigins, log)
-	s.startOutbox()
 	s.app = fiber.New(fiber.Config{
 		AppName:               "podium",
 		DisableStartupMessage: true,
@@ -175,9 +184,6 @@ func dropWildcards(origins []string, log zerolog.Logger) []string {
 	}
 	return out
 }
-
-// App returns the Fiber app (for tests and for mounting extra listeners).
-func (s *Server) App() *fiber.App { return s.app }
 
 func (s *Server) routes() {
 	app := s.app
@@ -225,7 +231,7 @@ func (s *Server) Listen(ln net.Listener) error {
 }
 
 // Shutdown stops accepting connections, waits for in-flight requests (up to ctx's
-// deadline) and stops the extensions (websockets, outbox).
+// deadline) and stops the extensions (websockets).
 func (s *Server) Shutdown(ctx context.Context) error {
 	for _, fn := range s.ext.shutdown {
 		_ = fn(ctx)

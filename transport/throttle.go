@@ -46,10 +46,6 @@ const (
 	RejectWSPerIP      = "ws_per_ip"      // websocket cap per address (429)
 )
 
-// RejectReasons lists every reason, for metrics to show them all from startup.
-var RejectReasons = []string{RejectLoginIP, RejectLoginFlood, RejectJudgeWrites, RejectBodyTooLarge,
-	RejectMediaType, RejectWSFull, RejectWSPerIP}
-
 // ipKey is the throttling key of a client address: IPv4 as is, IPv6 by its /64 (one
 // customer's network hands out a whole /64).
 func ipKey(ip string) string {

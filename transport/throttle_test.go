@@ -190,7 +190,7 @@ func TestWSPerIPAndAdminRoom(t *testing.T) {
 	if hello.Type != "hello" {
 		t.Fatalf("admin hello: %+v", hello)
 	}
-	if got := ts.hub().count.Load(); got != 4 {
+	if got := ts.wsConns(); got != 4 {
 		t.Fatalf("%d sockets, want 4", got)
 	}
 }

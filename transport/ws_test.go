@@ -26,6 +26,7 @@ import (
 
 	"podium/engine"
 	"podium/persist"
+	"podium/transport/ws"
 )
 
 // startServerWith is startServer with server options and a writer-loop observer.
@@ -41,13 +42,14 @@ func startServerWith(t *testing.T, obs persist.Observer, opts []Option, mods ...
 	for _, m := range mods {
 		m(&cfg)
 	}
-	srv := New(cfg, node, log, opts...)
+	count := &wsCount{}
+	srv := New(cfg, node, log, append(opts, countWS(count))...)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = srv.Listen(ln) }()
-	ts := &testServer{t: t, URL: "http://" + ln.Addr().String(), Dir: dir, Node: node, Srv: srv, ln: ln}
+	ts := &testServer{t: t, URL: "http://" + ln.Addr().String(), Dir: dir, Node: node, Srv: srv, ln: ln, ws: count}
 	t.Cleanup(ts.Stop)
 	return ts
 }
@@ -204,7 +206,61 @@ func (ts *testServer) adminCookie() string {
 	return ""
 }
 
-func (ts *testServer) hub() *hub { return ts.Srv.ext.realtime.hub }
+// The hub's default gap between two stats messages and its inbound message limit
+// (package ws).
+const (
+	defaultStatsEvery = 500 * time.Millisecond
+	wsMaxInbound      = 4 << 10
+)
+
+// hub is the server's websocket hub.
+func (ts *testServer) hub() *ws.Hub { return ts.Srv.ext.realtime.hub }
+
+// wsCount is a hub observer that keeps the number of registered connections (the sum of
+// WSConnections deltas) and passes every measurement on to the observer set before it.
+type wsCount struct {
+	inner ws.Observer
+	n     atomic.Int64
+}
+
+// countWS installs c as the hub observer; it must be the last option.
+func countWS(c *wsCount) Option {
+	return func(s *Server) { c.inner, s.ext.realtime.obs = s.ext.realtime.obs, c }
+}
+
+func (c *wsCount) WSConnections(role string, delta int) {
+	c.n.Add(int64(delta))
+	if c.inner != nil {
+		c.inner.WSConnections(role, delta)
+	}
+}
+
+func (c *wsCount) WSSent(typ string, n int) {
+	if c.inner != nil {
+		c.inner.WSSent(typ, n)
+	}
+}
+
+func (c *wsCount) WSDropped(reason string) {
+	if c.inner != nil {
+		c.inner.WSDropped(reason)
+	}
+}
+
+func (c *wsCount) WSBroadcast(d time.Duration) {
+	if c.inner != nil {
+		c.inner.WSBroadcast(d)
+	}
+}
+
+func (c *wsCount) WSEventsLost(n int) {
+	if c.inner != nil {
+		c.inner.WSEventsLost(n)
+	}
+}
+
+// wsConns is the number of websocket connections registered with the hub.
+func (ts *testServer) wsConns() int64 { return ts.ws.n.Load() }
 
 // waitFor polls cond for up to 5 s.
 func waitFor(t testing.TB, what string, cond func() bool) {
@@ -266,7 +322,7 @@ func TestWSHello(t *testing.T) {
 	}
 	// The judge's own events reach it.
 	jid, _ := engine.ParseID(judgeID)
-	ts.hub().publish([]engine.Event{{Type: engine.EvJudge, To: engine.ToJudge, Judge: jid, Data: engine.JudgeEvent{Group: 2, Reason: "swap"}}})
+	ts.hub().Publish([]engine.Event{{Type: engine.EvJudge, To: engine.ToJudge, Judge: jid, Data: engine.JudgeEvent{Group: 2, Reason: "swap"}}})
 	if ev := decode[engine.JudgeEvent](t, w.expect("judge").Data); ev.Group != 2 || ev.Reason != "swap" {
 		t.Fatalf("judge event %+v", ev)
 	}
@@ -437,7 +493,7 @@ func TestWSFlagAndJudgeRouting(t *testing.T) {
 	ja, _ := engine.ParseID(idA)
 	flag := engine.Flag{JudgeID: ja, ProjectName: "Rocket", Reason: "absent", JudgeName: "Ada"}
 	cur := engine.ID{1}
-	ts.hub().publish([]engine.Event{
+	ts.hub().Publish([]engine.Event{
 		{Type: engine.EvFlag, To: engine.ToAdmins, Data: flag},
 		{Type: engine.EvJudge, To: engine.ToJudge, Judge: ja, Data: engine.JudgeEvent{Current: &cur, Group: 1, Reason: "hidden"}},
 		{Type: engine.EvDeliberation, To: engine.ToEveryone, Data: engine.DeliberationEvent{On: true}},
@@ -465,7 +521,7 @@ func TestWSStatsCoalesced(t *testing.T) {
 		ts.addProject(fmt.Sprintf("P%d", i), "")
 		ts.addJudge(fmt.Sprintf("J%d", i), fmt.Sprintf("j%d@example.com", i), "")
 	}
-	time.Sleep(2 * defaultHubTimings.StatsEvery) // let the last coalesced stats go out
+	time.Sleep(2 * defaultStatsEvery) // let the last coalesced stats go out
 	elapsed := time.Since(start)
 	stats := 0
 	for {
@@ -478,7 +534,7 @@ func TestWSStatsCoalesced(t *testing.T) {
 			last = decode[engine.AdminStats](t, m.Data)
 		}
 	}
-	if max := int(elapsed/defaultHubTimings.StatsEvery) + 1; stats > max {
+	if max := int(elapsed/defaultStatsEvery) + 1; stats > max {
 		t.Fatalf("%d stats messages in %v (at most %d)", stats, elapsed, max)
 	}
 	var want engine.AdminStats
@@ -487,40 +543,6 @@ func TestWSStatsCoalesced(t *testing.T) {
 		t.Fatalf("last stats %+v, current %+v", last, want)
 	}
 	t.Logf("%d stats messages during %v of changes", stats, elapsed)
-}
-
-func TestCoalesce(t *testing.T) {
-	id := func(b byte) engine.ID { return engine.ID{b} }
-	in := []engine.Event{
-		{Type: engine.EvLog, To: engine.ToAdmins, Data: engine.LogEvent{Lines: []string{"a"}}},
-		{Type: engine.EvChanged, To: engine.ToAdmins, Data: engine.ChangedEvent{Kind: "judge", IDs: []engine.ID{id(1)}}},
-		{Type: engine.EvClock, To: engine.ToEveryone, Data: engine.ClockEvent{Running: true}},
-		{Type: engine.EvLog, To: engine.ToAdmins, Data: engine.LogEvent{Lines: []string{"b", "c"}}},
-		{Type: engine.EvChanged, To: engine.ToAdmins, Data: engine.ChangedEvent{Kind: "judge", IDs: []engine.ID{id(2), id(1)}}},
-		{Type: engine.EvChanged, To: engine.ToAdmins, Data: engine.ChangedEvent{Kind: "options", IDs: []engine.ID{}}},
-		{Type: engine.EvChanged, To: engine.ToAdmins, Data: engine.ChangedEvent{Kind: "project", IDs: []engine.ID{id(3)}}},
-		{Type: engine.EvChanged, To: engine.ToAdmins, Data: engine.ChangedEvent{Kind: "project", IDs: []engine.ID{}}},
-	}
-	out := coalesce(in)
-	got := []string{}
-	for _, ev := range out {
-		b, _ := json.Marshal(ev.Data)
-		got = append(got, ev.Type+" "+string(b))
-	}
-	want := []string{
-		`log {"lines":["a","b","c"]}`,
-		`changed {"kind":"judge","ids":["010000000000000000000000","020000000000000000000000"]}`,
-		`clock {"running":true,"time":0,"start_time":0,"pause_time":0}`,
-		`changed {"kind":"options","ids":[]}`,
-		`changed {"kind":"project","ids":[]}`,
-	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("coalesce:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	// The input is not modified.
-	if l := in[0].Data.(engine.LogEvent).Lines; len(l) != 1 {
-		t.Fatalf("input changed: %v", l)
-	}
 }
 
 // smallBufferDialer dials with a tiny socket receive buffer, so that a client that
@@ -590,7 +612,7 @@ func TestWSSlowClientDroppedOthersKeepUp(t *testing.T) {
 			}
 		}(i, w)
 	}
-	waitFor(t, "51 connections", func() bool { return ts.hub().count.Load() == n+1 })
+	waitFor(t, "51 connections", func() bool { return ts.wsConns() == n+1 })
 
 	// Big expo messages, perRound projects per round created concurrently; each round waits
 	// until the 50 readers have its messages, so only the client that does not read
@@ -622,7 +644,7 @@ func TestWSSlowClientDroppedOthersKeepUp(t *testing.T) {
 		}
 	}
 	rounds := 0
-	for ts.hub().count.Load() == n+1 {
+	for ts.wsConns() == n+1 {
 		if rounds == 300 {
 			t.Fatal("the client that stopped reading was never disconnected")
 		}
@@ -674,7 +696,7 @@ func TestWSOversizeInboundCloses(t *testing.T) {
 	if code := w.expectClose(); code != fastws.CloseMessageTooBig {
 		t.Fatalf("close code %d, want %d", code, fastws.CloseMessageTooBig)
 	}
-	waitFor(t, "unregister", func() bool { return ts.hub().count.Load() == 0 })
+	waitFor(t, "unregister", func() bool { return ts.wsConns() == 0 })
 }
 
 func TestWSConnectionCap(t *testing.T) {
@@ -689,7 +711,7 @@ func TestWSConnectionCap(t *testing.T) {
 		t.Fatalf("4th connection: err %v, resp %+v", err, resp)
 	}
 	_ = conns[0].c.Close()
-	waitFor(t, "a free slot", func() bool { return ts.hub().count.Load() == 2 })
+	waitFor(t, "a free slot", func() bool { return ts.wsConns() == 2 })
 	ts.mustDialWS(nil)
 }
 
@@ -738,7 +760,7 @@ func TestWSOriginCheck(t *testing.T) {
 }
 
 func TestWSPingAndIdleDrop(t *testing.T) {
-	ts := startServerWith(t, nil, []Option{withHubTimings(hubTimings{
+	ts := startServerWith(t, nil, []Option{withHubTimings(ws.Timings{
 		Ping: 50 * time.Millisecond, ReadTimeout: 250 * time.Millisecond,
 		WriteTimeout: time.Second, StatsEvery: 10 * time.Millisecond,
 	})})
@@ -761,7 +783,7 @@ func TestWSPingAndIdleDrop(t *testing.T) {
 		}
 	}()
 	idle, _ := ts.mustDialWS(nil) // never reads, so never answers pings
-	waitFor(t, "the idle client to be dropped", func() bool { return ts.hub().count.Load() == 1 })
+	waitFor(t, "the idle client to be dropped", func() bool { return ts.wsConns() == 1 })
 	time.Sleep(600 * time.Millisecond) // more than two read timeouts
 	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
 	select {
@@ -781,7 +803,7 @@ func TestWSPingAndIdleDrop(t *testing.T) {
 }
 
 func TestWSSessionEndCloses(t *testing.T) {
-	ts := startServerWith(t, nil, []Option{withHubTimings(hubTimings{
+	ts := startServerWith(t, nil, []Option{withHubTimings(ws.Timings{
 		Ping: 30 * time.Millisecond, ReadTimeout: 5 * time.Second,
 		WriteTimeout: time.Second, StatsEvery: 10 * time.Millisecond,
 	})})
@@ -793,7 +815,7 @@ func TestWSSessionEndCloses(t *testing.T) {
 	pwAdmin, _ := ts.mustDialWS(nil)
 	pwAdmin.send(map[string]string{"type": "auth", "password": testPassword})
 	pwAdmin.expectNext("hello")
-	waitFor(t, "3 connections", func() bool { return ts.hub().count.Load() == 3 })
+	waitFor(t, "3 connections", func() bool { return ts.wsConns() == 3 })
 
 	ts.must(200, "POST", "/api/judge/logout", nil, asJudge(token), nil)
 	if code := judgeWS.expectClose(); code != fastws.ClosePolicyViolation {

@@ -82,6 +82,7 @@ type config struct {
 	logLevel    string
 	logFormat   string
 	server      transport.Config
+	smtp        worker.SMTPConfig // the mail outbox's server (SMTP_*, EMAIL_FROM*)
 }
 
 func env(keys ...string) string {
@@ -138,19 +139,19 @@ func loadConfig(args []string) (config, error) {
 		return c, err
 	}
 	c.server = transport.Config{
-		DataDir:        env("DATA_DIR"),
-		AdminPassword:  env("ADMIN_PASSWORD", "JURY_ADMIN_PASSWORD"),
-		PublicAPIKey:   env("PUBLIC_API_KEY"),
-		PublicURL:      strings.TrimRight(env("PUBLIC_URL"), "/"),
-		CORSOrigins:    splitList(env("CORS_ORIGINS")),
-		TrustedProxies: splitList(env("TRUSTED_PROXIES")),
-		SMTP: transport.SMTPConfig{
-			Host: env("SMTP_HOST"), Port: smtpPort, Username: env("SMTP_USERNAME"),
-			Password: env("SMTP_PASSWORD"), From: env("EMAIL_FROM"), FromName: env("EMAIL_FROM_NAME"),
-		},
+		DataDir:           env("DATA_DIR"),
+		AdminPassword:     env("ADMIN_PASSWORD", "JURY_ADMIN_PASSWORD"),
+		PublicAPIKey:      env("PUBLIC_API_KEY"),
+		PublicURL:         strings.TrimRight(env("PUBLIC_URL"), "/"),
+		CORSOrigins:       splitList(env("CORS_ORIGINS")),
+		TrustedProxies:    splitList(env("TRUSTED_PROXIES")),
 		MaxWSConnections:  maxWS,
 		MaxWSPerIP:        maxWSPerIP,
 		JudgeWritesPerSec: judgeWrites,
+	}
+	c.smtp = worker.SMTPConfig{
+		Host: env("SMTP_HOST"), Port: smtpPort, Username: env("SMTP_USERNAME"),
+		Password: env("SMTP_PASSWORD"), From: env("EMAIL_FROM"), FromName: env("EMAIL_FROM_NAME"),
 	}
 	for _, o := range c.server.CORSOrigins {
 		if strings.Contains(o, "*") {
@@ -297,9 +298,12 @@ func serve(args []string) error {
 			cleanups = append(cleanups, cleanup)
 		}
 	}
-	srv := transport.New(c.server, node, log, opts...)
+	outbox := worker.NewOutbox(c.smtp, c.server.PublicURL, mailObserver, node, log)
+	go outbox.Run()
+	srv := transport.New(c.server, node, log, append(opts, transport.WithOutbox(outbox))...)
 	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", c.port))
 	if err != nil {
+		_ = outbox.Stop(context.Background())
 		closeNode()
 		return fmt.Errorf("listen: %w", err)
 	}
@@ -327,6 +331,7 @@ func serve(args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	_ = outbox.Stop(ctx) // a round under way finishes; mails waiting for a retry stay pending
 	if err := srv.Shutdown(ctx); err != nil {
 		log.Error().Err(err).Msg("http shutdown")
 	}

@@ -22,6 +22,9 @@ var nodeObserver persist.Observer
 // raftObserver returns the raft metrics observer, passed to cluster.Open.
 var raftObserver func() cluster.Observer
 
+// mailObserver counts the mail outbox's outcomes, passed to worker.NewOutbox.
+var mailObserver worker.MailObserver
+
 // Metrics (SPEC §11): one registry fed by the writer loop, the HTTP server and the
 // websocket hub, served at /metrics on the main listener, or only on METRICS_ADDR when
 // that is set.
@@ -29,12 +32,12 @@ func init() {
 	m := metrics.New()
 	nodeObserver = m
 	raftObserver = func() cluster.Observer { return m.Cluster() }
+	mailObserver = m
 	serveHooks = append(serveHooks, func(c *config, node node, ratings *worker.Ratings, log zerolog.Logger) ([]transport.Option, func(), error) {
 		m.WatchState(node.Read)
 		m.WatchHealth(node.Ready, func() bool { return node.Failure() != nil })
 		m.WatchRatings(ratings.Pending)
 		opts := []transport.Option{transport.WithObserver(m), transport.WithHubObserver(m)}
-		opts = append(opts, transport.WithMailObserver(m))
 		if c.metricsAddr == "" {
 			return append(opts, transport.WithMetricsHandler(m.Handler())), nil, nil
 		}

@@ -1,4 +1,4 @@
-package transport
+package ws
 
 import (
 	"bufio"
@@ -27,9 +27,9 @@ const rawUpgrade = "GET /api/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocke
 
 // dialRaw sends the upgrade request followed by extra (frames sent before the answer)
 // and reads the 101 answer.
-func dialRaw(t *testing.T, ts *testServer, extra []byte) *rawWS {
+func dialRaw(t *testing.T, th *testHub, extra []byte) *rawWS {
 	t.Helper()
-	nc, err := net.Dial("tcp", strings.TrimPrefix(ts.URL, "http://"))
+	nc, err := net.Dial("tcp", th.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +140,10 @@ func (w *rawWS) nextMessage() wsMessage {
 // in the same packet as the upgrade request, a ping with a payload, seq numbering, and a
 // protocol error (an unmasked client frame) closing with 1002.
 func TestWSWireFormat(t *testing.T) {
-	ts := startServer(t)
+	th := startHub(t, Config{})
 	auth, _ := json.Marshal(map[string]string{"type": "auth", "password": testPassword})
 	glued := append(clientFrame(false, opText, auth[:7], true), clientFrame(true, opContinuation, auth[7:], true)...)
-	w := dialRaw(t, ts, glued)
+	w := dialRaw(t, th, glued)
 	if m := w.nextMessage(); m.Type != "hello" || m.Seq != 1 {
 		t.Fatalf("first message %+v, want hello seq 1", m)
 	}
@@ -184,60 +184,26 @@ func TestWSWireFormat(t *testing.T) {
 
 // TestWSClientCloseIsEchoed: a close frame from the client is answered with its code.
 func TestWSClientCloseIsEchoed(t *testing.T) {
-	ts := startServer(t)
-	w := dialRaw(t, ts, nil)
+	th := startHub(t, Config{})
+	w := dialRaw(t, th, nil)
 	w.nextMessage() // hello
 	w.send(clientFrame(true, opClose, closeMsg(fastws.CloseNormalClosure, "bye"), true))
 	op, p := w.next()
 	if op != opClose || binary.BigEndian.Uint16(p) != fastws.CloseNormalClosure {
 		t.Fatalf("answer op %d payload %q, want close 1000", op, p)
 	}
-	waitFor(t, "the connection to end", func() bool { return ts.hub().count.Load() == 0 })
-}
-
-// TestWSIdleConnectionHoldsNoWriter: on plain TCP a delivery is written by whoever
-// dispatches it; no writer goroutine or backlog stays behind.
-func TestWSIdleConnectionHoldsNoWriter(t *testing.T) {
-	ts := startServer(t)
-	w, _ := ts.mustDialWS(nil)
-	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
-	w.expect("clock")
-	h := ts.hub()
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	if len(h.clients) != 1 {
-		t.Fatalf("%d clients", len(h.clients))
-	}
-	c := h.clients[0]
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.rc == nil {
-		t.Fatal("no file descriptor for non-blocking writes on a TCP connection")
-	}
-	if c.writing || c.backlog != nil || c.partial != nil {
-		t.Fatalf("writer state left behind: writing=%v backlog=%d partial=%d", c.writing, len(c.backlog), len(c.partial))
-	}
+	waitFor(t, "the connection to end", func() bool { return th.count() == 0 })
 }
 
 // TestWSOverTLS: without a file descriptor (TLS) every delivery goes through the writer
 // goroutine; messages and their order are the same.
 func TestWSOverTLS(t *testing.T) {
-	ts := startServer(t)
-	srvCfg, _ := selfSignedTLS(t)
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", srvCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = ts.Srv.Listen(ln) }()
+	th := startHubTLS(t, Config{}, selfSignedTLS(t))
 	d := &fastws.Dialer{HandshakeTimeout: 5 * time.Second, TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
-	w, _, err := dialWSWith(t, d, "https://"+ln.Addr().String(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.expect("hello")
-	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
+	w := th.dial(d, "wss://"+th.addr+"/")
+	th.publishClock(true)
 	w.expect("clock")
-	ts.must(200, "POST", "/api/admin/clock/pause", nil, asAdmin, nil)
+	th.publishClock(false)
 	w.expect("clock")
 }
 
@@ -245,29 +211,28 @@ func TestWSOverTLS(t *testing.T) {
 // abruptly, some with a close frame) while broadcasts fan out over more than
 // wsFanOutMin sockets; every connection ends cleanly and the hub empties.
 func TestWSChurnDuringBroadcasts(t *testing.T) {
-	ts := startServer(t, func(c *Config) { c.MaxWSPerIP = 2000 })
+	th := startHub(t, Config{MaxConnections: 2000, MaxPerIP: 2000})
 	stay := make([]*wsConn, 0, wsFanOutMin+50)
 	for len(stay) < cap(stay) {
-		w, _ := ts.mustDialWS(nil)
-		stay = append(stay, w)
+		stay = append(stay, th.dial(nil, ""))
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := 0; i < 10; i++ {
-			ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
-			ts.must(200, "POST", "/api/admin/clock/pause", nil, asAdmin, nil)
+			th.publishClock(true)
+			th.publishClock(false)
 		}
 	}()
 	for i := 0; i < 100; i++ {
-		w, _, err := ts.dialWS(nil)
+		c, _, err := (&fastws.Dialer{HandshakeTimeout: 5 * time.Second}).Dial(th.url, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if i%2 == 0 {
-			_ = w.c.WriteControl(fastws.CloseMessage, closeMsg(fastws.CloseNormalClosure, ""), time.Now().Add(time.Second))
+			_ = c.WriteControl(fastws.CloseMessage, closeMsg(fastws.CloseNormalClosure, ""), time.Now().Add(time.Second))
 		}
-		_ = w.c.Close()
+		_ = c.Close()
 	}
 	<-done
 	for _, w := range stay[:10] {
@@ -278,14 +243,14 @@ func TestWSChurnDuringBroadcasts(t *testing.T) {
 	for _, w := range stay {
 		_ = w.c.Close()
 	}
-	waitFor(t, "every connection to end", func() bool { return ts.hub().count.Load() == 0 })
+	waitFor(t, "every connection to end", func() bool { return th.count() == 0 })
 }
 
 // TestWSHugeFrameLengths: 64-bit frame lengths that overflow a sum with the bytes
 // already received, or that set the most significant bit (RFC 6455 §5.2), end the
 // connection with a close code (1009 / 1002), never through the panic handler (1011).
 func TestWSHugeFrameLengths(t *testing.T) {
-	ts := startServer(t)
+	th := startHub(t, Config{})
 	header := func(fin bool, op byte, n uint64) []byte {
 		b0 := op
 		if fin {
@@ -308,7 +273,7 @@ func TestWSHugeFrameLengths(t *testing.T) {
 		{"just over the limit", [][]byte{header(true, opText, wsMaxInbound+1)}, fastws.CloseMessageTooBig},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := dialRaw(t, ts, nil)
+			w := dialRaw(t, th, nil)
 			w.nextMessage() // hello
 			w.send(tc.frames...)
 			for {
@@ -323,5 +288,5 @@ func TestWSHugeFrameLengths(t *testing.T) {
 			}
 		})
 	}
-	ts.must(200, "GET", "/healthz", nil, anon, nil)
+	th.dial(nil, "") // still serving
 }

@@ -1,4 +1,4 @@
-package transport
+package ws
 
 import (
 	"time"
@@ -27,10 +27,10 @@ type helloJudge struct {
 // register adds c with its roles and queues its hello (and, for an admin, the current
 // stats). It refuses when the hub is closing or full. A registered client's handler
 // must call h.handlers.Done when it returns.
-func (h *hub) register(c *client, r roles) bool {
+func (h *Hub) register(c *client, r Roles) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closing || h.admitLocked(c.ip, r.admin) != nil {
+	if h.closing || h.admitLocked(c.ip, r.Admin) != nil {
 		return false
 	}
 	h.handlers.Add(1) // under the lock with closing false: never concurrent with Wait from zero
@@ -45,17 +45,17 @@ func (h *hub) register(c *client, r roles) bool {
 }
 
 // authenticate adds roles to a connected client and sends a new hello.
-func (h *hub) authenticate(c *client, r roles) {
+func (h *Hub) authenticate(c *client, r Roles) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.registeredLocked(c) {
 		return
 	}
-	if !r.admin && c.admin { // keep the admin role when a judge token is added
-		r.admin, r.adminHash = true, c.adminHash
+	if !r.Admin && c.Admin { // keep the admin role when a judge token is added
+		r.Admin, r.AdminHash = true, c.AdminHash
 	}
-	if r.judge.IsZero() {
-		r.judge, r.judgeHash = c.judge, c.judgeHash
+	if r.Judge.IsZero() {
+		r.Judge, r.JudgeHash = c.Judge, c.JudgeHash
 	}
 	h.setRolesLocked(c, r)
 }
@@ -63,26 +63,26 @@ func (h *hub) authenticate(c *client, r roles) {
 // setRolesLocked updates c's roles and indexes and queues a hello built from the state
 // read now. Holding the hub lock while reading keeps hello and events in order: an event
 // is dispatched either before (hello already shows its effect) or after (c receives it).
-func (h *hub) setRolesLocked(c *client, r roles) {
-	if c.admin != r.admin {
-		if r.admin {
+func (h *Hub) setRolesLocked(c *client, r Roles) {
+	if c.Admin != r.Admin {
+		if r.Admin {
 			h.admins[c] = struct{}{}
 		} else {
 			delete(h.admins, c)
 		}
 	}
-	if r.judge != c.judge {
+	if r.Judge != c.Judge {
 		h.removeJudgeLocked(c)
-		if !r.judge.IsZero() {
-			set := h.judges[r.judge]
+		if !r.Judge.IsZero() {
+			set := h.judges[r.Judge]
 			if set == nil {
 				set = map[*client]struct{}{}
-				h.judges[r.judge] = set
+				h.judges[r.Judge] = set
 			}
 			set[c] = struct{}{}
 		}
 	}
-	c.roles = r
+	c.Roles = r
 	if r := c.roleName(); r != c.role {
 		h.obs.WSConnections(c.role, -1)
 		h.obs.WSConnections(r, 1)
@@ -91,14 +91,14 @@ func (h *hub) setRolesLocked(c *client, r roles) {
 	hello := helloData{Role: c.role}
 	var stats engine.AdminStats
 	now := time.Now().UnixMilli()
-	h.s.node.Read(func(s *engine.State) {
+	h.state.Read(func(s *engine.State) {
 		clk := s.Options.Clock
 		hello.Clock = engine.ClockEvent{Running: clk.Running, Time: clk.Elapsed(now), StartTime: clk.StartTime, PauseTime: clk.PauseTime}
 		hello.Deliberation = engine.DeliberationEvent{On: s.Options.Deliberation}
 		hello.GroupInfo = s.GroupInfoView()
-		if !c.judge.IsZero() {
+		if !c.Judge.IsZero() {
 			hj := &helloJudge{}
-			if j, ok := s.Judges[c.judge]; ok {
+			if j, ok := s.Judges[c.Judge]; ok {
 				hj.Group = j.Group
 				if !j.Current.IsZero() {
 					cur := j.Current
@@ -107,7 +107,7 @@ func (h *hub) setRolesLocked(c *client, r roles) {
 			}
 			hello.helloJudge = hj
 		}
-		if c.admin {
+		if c.Admin {
 			stats = s.AdminStats("")
 		}
 	})
@@ -115,7 +115,7 @@ func (h *hub) setRolesLocked(c *client, r roles) {
 	if m, err := newWSMsg("hello", hello); err == nil {
 		d = append(d, m)
 	}
-	if c.admin {
+	if c.Admin {
 		if m, err := newWSMsg(engine.EvStats, stats); err == nil {
 			d = append(d, m)
 		}
@@ -128,20 +128,20 @@ func (h *hub) setRolesLocked(c *client, r roles) {
 	}
 }
 
-func (h *hub) removeJudgeLocked(c *client) {
-	if c.judge.IsZero() {
+func (h *Hub) removeJudgeLocked(c *client) {
+	if c.Judge.IsZero() {
 		return
 	}
-	if set := h.judges[c.judge]; set != nil {
+	if set := h.judges[c.Judge]; set != nil {
 		delete(set, c)
 		if len(set) == 0 {
-			delete(h.judges, c.judge)
+			delete(h.judges, c.Judge)
 		}
 	}
 }
 
 // unregister removes c from every index.
-func (h *hub) unregister(c *client) {
+func (h *Hub) unregister(c *client) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.registeredLocked(c) {
@@ -162,6 +162,6 @@ func (h *hub) unregister(c *client) {
 	h.obs.WSConnections(c.role, -1)
 }
 
-func (h *hub) registeredLocked(c *client) bool {
+func (h *Hub) registeredLocked(c *client) bool {
 	return c.idx >= 0 && c.idx < len(h.clients) && h.clients[c.idx] == c
 }

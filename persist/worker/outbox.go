@@ -1,4 +1,4 @@
-package transport
+package worker
 
 import (
 	"context"
@@ -16,50 +16,68 @@ import (
 )
 
 // How the outbox looks for work and how many mails it claims at once (one SMTP
-// connection's worth).
+// connection's worth), and its retry defaults: 5 attempts, retries after 5, 10, 20 and
+// 40 s.
 const (
-	outboxPoll    = time.Second
-	outboxBatch   = smtpMailsPerConn
-	recordTimeout = 10 * time.Second
+	outboxPoll        = time.Second
+	outboxBatch       = smtpMailsPerConn
+	mailRecordTimeout = 10 * time.Second
+
+	defaultMailAttempts = 5
+	defaultMailBackoff  = 5 * time.Second
 )
 
-// dutyLeader is implemented by nodes that can be cluster followers (persist.Node): the
+// OutboxNode is what the outbox needs from the node that owns the state.
+type OutboxNode interface {
+	Read(fn func(s *engine.State))
+	Submit(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, error)
+	// Ready reports whether the node accepts changes.
+	Ready() bool
+}
+
+// outboxLeader is implemented by nodes that can be cluster followers (persist.Node): the
 // outbox works only while LeadsDuties is true (SPEC §8a). A node without it always leads.
-type dutyLeader interface {
+type outboxLeader interface {
 	LeadsDuties() bool
 }
 
-// outbox sends the login-code emails recorded in the engine's state (engine/mail.go)
+// Outbox sends the login-code emails recorded in the engine's state (engine/mail.go)
 // from one worker goroutine, on the leader only. It claims mails through the log before
 // sending them and records each outcome through the log, so a restart or a failover
 // never sends a mail twice: mails claimed by an outbox that stopped leading are reported
 // "unknown" instead of being sent again. Temporary failures are retried with
 // exponential backoff (the mails go back to pending meanwhile, so they survive a
 // restart); without SMTP_HOST each mail is recorded as skipped.
-type outbox struct {
+type Outbox struct {
 	cfg       SMTPConfig
 	publicURL string
 	obs       MailObserver
-	attempts  int
-	backoff   time.Duration
-	node      Node
+	attempts  int           // tries per mail
+	backoff   time.Duration // delay before the first retry, doubled before each further one
+	node      OutboxNode
 	log       zerolog.Logger
-	tls       *tls.Config // base TLS settings (nil: system roots)
+	tls       *tls.Config // base TLS settings (nil: system roots; tests trust their own certificate)
 
 	claim string        // this outbox's claim while it leads ("" = not leading)
 	owed  []*mailRecord // outcomes that could not be recorded yet (retried)
 	kicks chan struct{} // work to do now
-	quit  chan struct{} // closed by stop
+	quit  chan struct{} // closed by Stop
 	done  chan struct{} // closed when the worker has returned
 	once  sync.Once
 }
 
-func newOutbox(cfg SMTPConfig, publicURL string, obs MailObserver, attempts int, backoff time.Duration, node Node, log zerolog.Logger) *outbox {
+// NewOutbox returns the outbox of node, sending through the SMTP server of cfg (none
+// when cfg.Host is empty: mails are recorded as skipped) with links to publicURL; obs
+// may be nil. Run starts its worker.
+func NewOutbox(cfg SMTPConfig, publicURL string, obs MailObserver, node OutboxNode, log zerolog.Logger) *Outbox {
 	if cfg.Port == 0 {
 		cfg.Port = 587
 	}
-	return &outbox{
-		cfg: cfg, publicURL: publicURL, obs: obs, attempts: attempts, backoff: backoff, node: node,
+	if obs == nil {
+		obs = nopMailObserver{}
+	}
+	return &Outbox{
+		cfg: cfg, publicURL: publicURL, obs: obs, attempts: defaultMailAttempts, backoff: defaultMailBackoff, node: node,
 		log:   log.With().Str("component", "outbox").Logger(),
 		kicks: make(chan struct{}, 1),
 		quit:  make(chan struct{}),
@@ -67,17 +85,17 @@ func newOutbox(cfg SMTPConfig, publicURL string, obs MailObserver, attempts int,
 	}
 }
 
-// kick tells the worker there may be new mails; it never blocks.
-func (o *outbox) kick() {
+// Kick tells the worker there may be new mails; it never blocks.
+func (o *Outbox) Kick() {
 	select {
 	case o.kicks <- struct{}{}:
 	default:
 	}
 }
 
-// run is the worker: it works whenever kicked, and every outboxPoll for mails other
-// nodes queued or a leadership it gained.
-func (o *outbox) run() {
+// Run is the worker: it works whenever kicked, and every outboxPoll for mails other
+// nodes queued or a leadership it gained. It returns after Stop.
+func (o *Outbox) Run() {
 	defer close(o.done)
 	tick := time.NewTicker(outboxPoll)
 	defer tick.Stop()
@@ -92,9 +110,9 @@ func (o *outbox) run() {
 	}
 }
 
-// stop ends the worker (registered with onShutdown): a round under way finishes, mails
-// waiting for a retry stay pending in the state. It waits for the worker until ctx ends.
-func (o *outbox) stop(ctx context.Context) error {
+// Stop ends the worker: a round under way finishes, mails waiting for a retry stay
+// pending in the state. It waits for the worker until ctx ends.
+func (o *Outbox) Stop(ctx context.Context) error {
 	o.once.Do(func() { close(o.quit) })
 	select {
 	case <-o.done:
@@ -104,7 +122,7 @@ func (o *outbox) stop(ctx context.Context) error {
 	}
 }
 
-func (o *outbox) stopping() bool {
+func (o *Outbox) stopping() bool {
 	select {
 	case <-o.quit:
 		return true
@@ -116,8 +134,8 @@ func (o *outbox) stopping() bool {
 // leads reports whether this node runs the outbox now; it picks a fresh claim when the
 // node starts leading, so claims of any earlier leadership (this process's or another
 // node's) count as another outbox's.
-func (o *outbox) leads() bool {
-	if dl, ok := o.node.(dutyLeader); ok && !dl.LeadsDuties() {
+func (o *Outbox) leads() bool {
+	if dl, ok := o.node.(outboxLeader); ok && !dl.LeadsDuties() {
 		o.claim = ""
 		return false
 	}
@@ -132,7 +150,7 @@ func (o *outbox) leads() bool {
 
 // work records owed outcomes, reports other outboxes' unconfirmed claims, and sends
 // pending mails batch by batch until none are left or something stops it.
-func (o *outbox) work() {
+func (o *Outbox) work() {
 	if o.payOwed(); len(o.owed) > 0 {
 		return // nothing new while outcomes cannot be recorded
 	}
@@ -163,7 +181,7 @@ func (o *outbox) work() {
 // reportUnknown marks mails whose outcome is unknown: claimed by an outbox that no
 // longer leads, or cut off after the message was handed over (SPEC §8a: never sent
 // twice; the organiser sees them and can resend). reason "" is the engine's default.
-func (o *outbox) reportUnknown(claims map[engine.ID]string, reason string) bool {
+func (o *Outbox) reportUnknown(claims map[engine.ID]string, reason string) bool {
 	ids := make([]engine.ID, 0, len(claims))
 	for id := range claims {
 		ids = append(ids, id)
@@ -184,7 +202,7 @@ func (o *outbox) reportUnknown(claims map[engine.ID]string, reason string) bool 
 }
 
 // skip records pending mails as skipped (no SMTP server configured).
-func (o *outbox) skip(ids []engine.ID) bool {
+func (o *Outbox) skip(ids []engine.ID) bool {
 	if !o.record(&mailRecord{ids: ids, cmd: func(ids []engine.ID) engine.Command { return &engine.EmailSkipped{Judges: ids} }, match: isPending}) {
 		return false
 	}
@@ -200,7 +218,7 @@ func isPending(_ engine.ID, m engine.LoginMail) bool { return m.Status == engine
 // deliver sends a batch of pending mails, retrying the ones that failed temporarily
 // after 1, 2, 4, ... times the backoff. It reports whether it made progress (false: the
 // outbox stopped leading, is stopping, or cannot record outcomes).
-func (o *outbox) deliver(ids []engine.ID) bool {
+func (o *Outbox) deliver(ids []engine.ID) bool {
 	for attempt := 1; len(ids) > 0; attempt++ {
 		last := attempt >= o.attempts
 		retry, ok := o.round(ids, attempt, last)
@@ -224,7 +242,7 @@ func (o *outbox) deliver(ids []engine.ID) bool {
 // claimed while the server is unreachable), claims the mails through the log, sends
 // them and records the outcomes. It returns the mails that failed temporarily and are
 // pending again for a retry; with last set they are recorded as failed instead.
-func (o *outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.ID, ok bool) {
+func (o *Outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.ID, ok bool) {
 	sess, err := o.dial()
 	if err != nil {
 		if !last && !permanentSMTP(err) {
@@ -256,50 +274,7 @@ func (o *outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.
 	if len(mails) == 0 {
 		return nil, false // the state moved on meanwhile: look again at the next tick
 	}
-	var sent []engine.ID
-	var lastErr error
-	for i, m := range mails {
-		if !o.stillClaimed(m.judge, claim) {
-			continue // the judge was deleted (or the judges reset) meanwhile
-		}
-		if sess == nil {
-			if sess, err = o.dial(); err != nil {
-				for _, rest := range mails[i:] {
-					retry = append(retry, rest.judge)
-				}
-				lastErr = err
-				break
-			}
-		}
-		msg := composeLoginMail(o.cfg, o.publicURL, m, time.Now())
-		err := sess.send(senderAddress(o.cfg, o.publicURL), m.email, msg)
-		if err == nil {
-			sent = append(sent, m.judge)
-			o.obs.EmailSent()
-			o.log.Info().Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email sent")
-			continue
-		}
-		// After a refusal the server is still talking: reset and go on; after anything
-		// else the connection is dropped and the next mail redials.
-		var te *textproto.Error
-		if !errors.As(err, &te) || sess.c.Reset() != nil {
-			sess.close()
-			sess = nil
-		}
-		var unknown *errOutcomeUnknown
-		if errors.As(err, &unknown) {
-			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email outcome unknown; not retried")
-			o.reportUnknown(map[engine.ID]string{m.judge: claim}, "the connection to the SMTP server was lost after the message was handed over")
-			continue
-		}
-		if permanentSMTP(err) {
-			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email refused")
-			o.failed([]engine.ID{m.judge}, claim, err.Error())
-			continue
-		}
-		o.log.Warn().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email failed")
-		retry, lastErr = append(retry, m.judge), err
-	}
+	sent, retry, lastErr := o.sendMails(&sess, mails, claim, attempt)
 	ok = true
 	if len(sent) > 0 {
 		ok = o.record(&mailRecord{ids: sent, cmd: func(ids []engine.ID) engine.Command {
@@ -321,9 +296,59 @@ func (o *outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.
 	return retry, ok
 }
 
+// sendMails sends the claimed mails over *sess, redialling after a dropped connection
+// (the caller closes the last one), and records the mails refused for good or whose
+// outcome is unknown. It returns the mails sent, the ones that failed temporarily and
+// the last temporary error.
+func (o *Outbox) sendMails(sess **smtpSession, mails []loginMail, claim string, attempt int) (sent, retry []engine.ID, lastErr error) {
+	for i, m := range mails {
+		if !o.stillClaimed(m.judge, claim) {
+			continue // the judge was deleted (or the judges reset) meanwhile
+		}
+		if *sess == nil {
+			var err error
+			if *sess, err = o.dial(); err != nil {
+				for _, rest := range mails[i:] {
+					retry = append(retry, rest.judge)
+				}
+				return sent, retry, err
+			}
+		}
+		msg := composeLoginMail(o.cfg, o.publicURL, m, time.Now())
+		err := (*sess).send(senderAddress(o.cfg, o.publicURL), m.email, msg)
+		if err == nil {
+			sent = append(sent, m.judge)
+			o.obs.EmailSent()
+			o.log.Info().Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email sent")
+			continue
+		}
+		// After a refusal the server is still talking: reset and go on; after anything
+		// else the connection is dropped and the next mail redials.
+		var te *textproto.Error
+		if !errors.As(err, &te) || (*sess).c.Reset() != nil {
+			(*sess).close()
+			*sess = nil
+		}
+		var unknown *errOutcomeUnknown
+		if errors.As(err, &unknown) {
+			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email outcome unknown; not retried")
+			o.reportUnknown(map[engine.ID]string{m.judge: claim}, "the connection to the SMTP server was lost after the message was handed over")
+			continue
+		}
+		if permanentSMTP(err) {
+			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email refused")
+			o.failed([]engine.ID{m.judge}, claim, err.Error())
+			continue
+		}
+		o.log.Warn().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email failed")
+		retry, lastErr = append(retry, m.judge), err
+	}
+	return sent, retry, lastErr
+}
+
 // failed records mails as failed (claim "": pending mails never claimed) and counts
 // them.
-func (o *outbox) failed(ids []engine.ID, claim, reason string) bool {
+func (o *Outbox) failed(ids []engine.ID, claim, reason string) bool {
 	match := claimedBy(claim)
 	if claim == "" {
 		match = isPending
@@ -350,7 +375,7 @@ func claimedBy(claim string) func(engine.ID, engine.LoginMail) bool {
 
 // releaseLater remembers claimed mails this outbox knows it did not send, for payOwed to
 // put back to pending if their claim turns out to have committed.
-func (o *outbox) releaseLater(ids []engine.ID, claim string) {
+func (o *Outbox) releaseLater(ids []engine.ID, claim string) {
 	if len(ids) == 0 {
 		return
 	}
@@ -361,7 +386,7 @@ func (o *outbox) releaseLater(ids []engine.ID, claim string) {
 
 // mailsOf reads the claimed mails from the state: the code, name and address are the
 // judge's at this moment (a judge deleted meanwhile is left out).
-func (o *outbox) mailsOf(ids []engine.ID, claim string) []loginMail {
+func (o *Outbox) mailsOf(ids []engine.ID, claim string) []loginMail {
 	out := make([]loginMail, 0, len(ids))
 	o.node.Read(func(st *engine.State) {
 		event := st.Options.EventName
@@ -378,7 +403,7 @@ func (o *outbox) mailsOf(ids []engine.ID, claim string) []loginMail {
 }
 
 // stillClaimed reports whether judge id's mail is still claimed by claim.
-func (o *outbox) stillClaimed(id engine.ID, claim string) bool {
+func (o *Outbox) stillClaimed(id engine.ID, claim string) bool {
 	ok := false
 	o.node.Read(func(st *engine.State) {
 		m, has := st.MailOf(id)
@@ -400,7 +425,7 @@ type mailRecord struct {
 // submit submits rec for the judges it still applies to, re-checking after a refusal.
 // It reports false when the outcome is not known (no leader, storage failing): the
 // command may or may not have been committed.
-func (o *outbox) submit(rec *mailRecord) bool {
+func (o *Outbox) submit(rec *mailRecord) bool {
 	for try := 0; try < 3; try++ {
 		ids := rec.ids[:0:0]
 		o.node.Read(func(st *engine.State) {
@@ -414,7 +439,7 @@ func (o *outbox) submit(rec *mailRecord) bool {
 			return true
 		}
 		cmd := rec.cmd(ids)
-		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), mailRecordTimeout)
 		_, err := o.node.Submit(ctx, engine.System, cmd)
 		cancel()
 		if err == nil {
@@ -434,7 +459,7 @@ func (o *outbox) submit(rec *mailRecord) bool {
 }
 
 // record submits rec, keeping it to retry later when its outcome is not known.
-func (o *outbox) record(rec *mailRecord) bool {
+func (o *Outbox) record(rec *mailRecord) bool {
 	if o.submit(rec) {
 		return true
 	}
@@ -444,7 +469,7 @@ func (o *outbox) record(rec *mailRecord) bool {
 
 // payOwed retries the records that could not be submitted (on any node: a follower
 // forwards them to the leader).
-func (o *outbox) payOwed() {
+func (o *Outbox) payOwed() {
 	owed := o.owed
 	o.owed = nil
 	for i, rec := range owed {

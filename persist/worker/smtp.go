@@ -1,4 +1,4 @@
-package transport
+package worker
 
 import (
 	"crypto/tls"
@@ -34,7 +34,7 @@ type smtpSession struct {
 // dial connects to the SMTP server: implicit TLS on port 465, otherwise STARTTLS when the
 // server offers it; PLAIN auth when a username is set (net/smtp refuses to send the
 // password unencrypted except to localhost).
-func (o *outbox) dial() (*smtpSession, error) {
+func (o *Outbox) dial() (*smtpSession, error) {
 	addr := net.JoinHostPort(o.cfg.Host, strconv.Itoa(o.cfg.Port))
 	d := &net.Dialer{Timeout: smtpDialTimeout}
 	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12}

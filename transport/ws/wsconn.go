@@ -1,4 +1,4 @@
-package transport
+package ws
 
 import (
 	"encoding/binary"
@@ -83,7 +83,7 @@ func appendFrameHeader(b []byte, op byte, n int) []byte {
 
 // client is one websocket connection.
 type client struct {
-	h  *hub
+	h  *Hub
 	nc net.Conn        // the socket (TCP, or TLS when the server terminates it)
 	rc syscall.RawConn // non-blocking writes; nil when nc has no file descriptor (TLS)
 	ip string
@@ -104,36 +104,32 @@ type client struct {
 	hdr [14]byte // frame header being read
 
 	// guarded by hub.mu
-	roles
+	Roles
 	role string // the role counted in the connections gauge
 	idx  int    // position in hub.clients (-1 once unregistered)
 }
 
-// roles says what a connection proved. The hashes of cookie sessions and judge tokens
+// Roles says what a connection proved. The hashes of cookie sessions and judge tokens
 // are kept so that a session that ends (logout, a newer login, expiry) ends the
 // connection too.
-type roles struct {
-	admin     bool
-	adminHash string    // admin session hash; "" when proved by password
-	judge     engine.ID // zero = not a judge
-	judgeHash string
+type Roles struct {
+	Admin     bool
+	AdminHash string    // admin session hash; "" when proved by password
+	Judge     engine.ID // zero = not a judge
+	JudgeHash string
 }
 
 func (c *client) roleName() string {
 	switch {
-	case c.admin:
+	case c.Admin:
 		return roleAdmin
-	case !c.judge.IsZero():
+	case !c.Judge.IsZero():
 		return roleJudge
 	}
 	return roleAnonymous
 }
 
-// plainConn is the connection under the listener's idle-write wrapper: a websocket sets
-// its own write deadlines, and its non-blocking writes need the file descriptor.
-func (c *idleWriteConn) plainConn() net.Conn { return c.Conn }
-
-func newClient(h *hub, nc net.Conn, pre []byte, ip string) *client {
+func newClient(h *Hub, nc net.Conn, pre []byte, ip string) *client {
 	c := &client{h: h, nc: nc, pre: pre, ip: ip}
 	if sc, ok := nc.(syscall.Conn); ok {
 		if rc, err := sc.SyscallConn(); err == nil {

@@ -1,9 +1,8 @@
-package transport
+package worker
 
 import (
 	"bytes"
 	"crypto/rand"
-	"crypto/tls"
 	"encoding/hex"
 	"fmt"
 	"mime"
@@ -20,6 +19,16 @@ import (
 // Judge emails (SPEC §10). Requests record mails in the state (CreateJudges.Mail,
 // QueueMail); the outbox (outbox.go) sends them from its own goroutine on the leader;
 // nothing here blocks a request or the engine.
+
+// SMTPConfig holds the mail settings of SPEC §10.
+type SMTPConfig struct {
+	Host     string
+	Port     int // 587 when 0
+	Username string
+	Password string
+	From     string
+	FromName string
+}
 
 // MailObserver is told what happened to each login-code email (implemented by the
 // metrics package as podium_emails_total{result}).
@@ -39,70 +48,6 @@ func (nopMailObserver) EmailFailed()  {}
 func (nopMailObserver) EmailSkipped() {}
 func (nopMailObserver) EmailUnknown() {}
 
-// WithMailObserver sets the email metrics observer.
-func WithMailObserver(o MailObserver) Option {
-	return func(s *Server) {
-		if o != nil {
-			s.ext.mail.obs = o
-		}
-	}
-}
-
-// WithMailRetry sets how many times a login-code email is tried and the delay before
-// the first retry (doubled before each further retry). The defaults are 5 attempts and
-// 5 s (retries after 5, 10, 20 and 40 s).
-func WithMailRetry(attempts int, backoff time.Duration) Option {
-	return func(s *Server) {
-		if attempts > 0 {
-			s.ext.mail.attempts = attempts
-		}
-		if backoff > 0 {
-			s.ext.mail.backoff = backoff
-		}
-	}
-}
-
-// withMailTLS sets the TLS settings for the SMTP connection (tests trust their own
-// certificate with it); ServerName is always SMTP_HOST.
-func withMailTLS(cfg *tls.Config) Option {
-	return func(s *Server) { s.ext.mail.tls = cfg }
-}
-
-// Defaults of the outbox.
-const (
-	defaultMailAttempts = 5
-	defaultMailBackoff  = 5 * time.Second
-)
-
-// mailSettings are the email parts of the server's extensions.
-type mailSettings struct {
-	obs      MailObserver
-	attempts int
-	backoff  time.Duration
-	tls      *tls.Config
-	outbox   *outbox
-}
-
-// startOutbox starts the email outbox's worker; it stops when the server shuts down.
-func (s *Server) startOutbox() {
-	m := &s.ext.mail
-	if m.obs == nil {
-		m.obs = nopMailObserver{}
-	}
-	if m.attempts <= 0 {
-		m.attempts = defaultMailAttempts
-	}
-	if m.backoff <= 0 {
-		m.backoff = defaultMailBackoff
-	}
-	m.outbox = newOutbox(s.cfg.SMTP, s.cfg.PublicURL, m.obs, m.attempts, m.backoff, s.node, s.log)
-	if m.tls != nil {
-		m.outbox.tls = m.tls.Clone()
-	}
-	go m.outbox.run()
-	s.onShutdown(m.outbox.stop)
-}
-
 // loginMail is one login-code email being sent. It is read from the state when the
 // mail is sent; the code lives only here, never in a record or a log line.
 type loginMail struct {
@@ -111,14 +56,6 @@ type loginMail struct {
 	email string
 	code  string
 	event string // options.event_name (the subject names it)
-}
-
-// mailQueued tells the outbox that a command queued login-code mails (SPEC §10). The
-// mails are already in the state; this only saves the worker's wait for its next look.
-func (s *Server) mailQueued() {
-	if s.ext.mail.outbox != nil {
-		s.ext.mail.outbox.kick()
-	}
 }
 
 // loginLink is the link in the email: the judge app with the code filled in

@@ -1,13 +1,15 @@
-package transport
+package ws
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	fastws "github.com/fasthttp/websocket"
+	"github.com/rs/zerolog"
 
 	"podium/engine"
 )
@@ -36,8 +38,6 @@ const (
 	wsDrainMax     = 256     // batches the hub coalesces into one dispatch
 	wsFanOutMin    = 256     // recipients from which a delivery is written by several goroutines
 
-	wsSocketSendBuffer = 128 << 10 // SO_SNDBUF of a websocket connection
-
 	roleAnonymous = "anonymous"
 	roleJudge     = "judge"
 	roleAdmin     = "admin"
@@ -47,21 +47,8 @@ const (
 	dropIdle     = "idle"
 )
 
-// hubTimings are the websocket intervals; tests shorten them.
-type hubTimings struct {
-	Ping         time.Duration // server ping interval
-	ReadTimeout  time.Duration // a connection silent this long is dropped
-	WriteTimeout time.Duration // one write taking longer marks the client slow
-	StatsEvery   time.Duration // minimum gap between two stats messages
-}
-
-var defaultHubTimings = hubTimings{
-	Ping: 30 * time.Second, ReadTimeout: 75 * time.Second,
-	WriteTimeout: 10 * time.Second, StatsEvery: 500 * time.Millisecond,
-}
-
-// HubObserver receives websocket measurements (implemented by package metrics).
-type HubObserver interface {
+// Observer receives websocket measurements (implemented by package metrics).
+type Observer interface {
 	// WSConnections adds delta to the open connections of role.
 	WSConnections(role string, delta int)
 	// WSSent counts n messages of type typ written to connections (one each).
@@ -75,20 +62,22 @@ type HubObserver interface {
 	WSEventsLost(n int)
 }
 
-type nopHubObserver struct{}
+type nopObserver struct{}
 
-func (nopHubObserver) WSConnections(string, int) {}
-func (nopHubObserver) WSSent(string, int)        {}
-func (nopHubObserver) WSDropped(string)          {}
-func (nopHubObserver) WSBroadcast(time.Duration) {}
-func (nopHubObserver) WSEventsLost(int)          {}
+func (nopObserver) WSConnections(string, int) {}
+func (nopObserver) WSSent(string, int)        {}
+func (nopObserver) WSDropped(string)          {}
+func (nopObserver) WSBroadcast(time.Duration) {}
+func (nopObserver) WSEventsLost(int)          {}
 
-// hub routes events to clients.
-type hub struct {
-	s   *Server
-	t   hubTimings
-	obs HubObserver
-	max int
+// Hub routes events to websocket clients and owns their connections.
+type Hub struct {
+	state StateReader
+	auth  Authenticator
+	log   zerolog.Logger
+	t     Timings
+	obs   Observer
+	max   int
 
 	events  chan []engine.Event
 	stop    chan struct{}
@@ -115,18 +104,24 @@ type hub struct {
 	scratch     [][]byte // one frame buffer per fan-out goroutine
 }
 
-func newHub(s *Server, t hubTimings, obs HubObserver) *hub {
-	return &hub{
-		s: s, t: t, obs: obs, max: s.cfg.MaxWSConnections, maxIP: s.cfg.MaxWSPerIP, perIP: map[string]int{},
+// New returns a hub reading state and checking "auth" messages with auth; obs may be
+// nil. Run starts its goroutine.
+func New(cfg Config, state StateReader, auth Authenticator, obs Observer, log zerolog.Logger) *Hub {
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	return &Hub{
+		state: state, auth: auth, log: log, t: cfg.Timings.withDefaults(), obs: obs,
+		max: cfg.MaxConnections, maxIP: cfg.MaxPerIP, perIP: map[string]int{},
 		events: make(chan []engine.Event, wsEventBacklog),
 		stop:   make(chan struct{}), stopped: make(chan struct{}),
 		admins: map[*client]struct{}{}, judges: map[engine.ID]map[*client]struct{}{},
 	}
 }
 
-// publish is the node's event sink. It runs in the writer goroutine after durability and
+// Publish is the node's event sink. It runs in the writer goroutine after durability and
 // never blocks: when the hub's backlog is full the batch is dropped and counted.
-func (h *hub) publish(evs []engine.Event) {
+func (h *Hub) Publish(evs []engine.Event) {
 	if h.count.Load() == 0 {
 		// Nobody to tell. A client registering now reads the state after this
 		// change (the engine applied it before publishing) in its hello.
@@ -144,45 +139,47 @@ func (h *hub) publish(evs []engine.Event) {
 	}
 }
 
-// full reports whether the connection cap is reached.
 // wsAdminRoom is how many admin sockets may open beyond MAX_WS_CONNECTIONS: anonymous
 // and judge sockets can never lock the organisers' dashboards out (SPEC §11).
 const wsAdminRoom = 64
 
-// admitLocked says why a new connection from ip (an admin or not) cannot open: "" when
-// it can, errWSFull (503) or errWSPerIP (429). Call with h.mu held.
-func (h *hub) admitLocked(ip string, admin bool) error {
+// admitLocked says why a new connection from ip (an admin or not) cannot open: nil when
+// it can, ErrFull or ErrPerIP. Call with h.mu held.
+func (h *Hub) admitLocked(ip string, admin bool) error {
 	if admin {
 		if len(h.clients) >= h.max+wsAdminRoom {
-			return errWSFull
+			return ErrFull
 		}
 		return nil
 	}
 	if len(h.clients)-len(h.admins) >= h.max {
-		return errWSFull
+		return ErrFull
 	}
 	if h.perIP[ip] >= h.maxIP {
-		return errWSPerIP
+		return ErrPerIP
 	}
 	return nil
 }
 
-// admit is admitLocked for the upgrade request (the connection registers later and is
-// checked again then).
-func (h *hub) admit(ip string, admin bool) error {
+// Admit says why a new connection from ip (an admin or not) cannot open: nil when it
+// can, ErrFull or ErrPerIP. It vets the upgrade request; the connection is checked
+// again when it registers.
+func (h *Hub) Admit(ip string, admin bool) error {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return h.admitLocked(ip, admin)
 }
 
 var (
-	errWSFull  = &httpError{status: 503, msg: "too many websocket connections"}
-	errWSPerIP = &httpError{status: 429, msg: "too many websocket connections from this address", retryAfter: 10}
+	// ErrFull refuses a connection when the server has as many as it takes.
+	ErrFull = errors.New("too many websocket connections")
+	// ErrPerIP refuses a connection when its client IP has as many as it may.
+	ErrPerIP = errors.New("too many websocket connections from this address")
 )
 
-// run is the hub goroutine: it takes event batches (coalescing what has piled up) and
+// Run is the hub goroutine: it takes event batches (coalescing what has piled up) and
 // sends the coalesced admin stats.
-func (h *hub) run() {
+func (h *Hub) Run() {
 	defer close(h.stopped)
 	check := time.NewTicker(h.t.Ping)
 	defer check.Stop()
@@ -218,16 +215,16 @@ func (h *hub) run() {
 
 // revalidate ends the connections whose session ended since they proved it: admin
 // logout or expiry, judge logout, a newer login of the judge, or the judge's deletion.
-func (h *hub) revalidate() {
+func (h *Hub) revalidate() {
 	type proof struct {
 		c *client
-		r roles
+		r Roles
 	}
 	var list []proof
 	h.mu.RLock()
 	for _, c := range h.clients {
-		if c.adminHash != "" || c.judgeHash != "" {
-			list = append(list, proof{c, c.roles})
+		if c.AdminHash != "" || c.JudgeHash != "" {
+			list = append(list, proof{c, c.Roles})
 		}
 	}
 	h.mu.RUnlock()
@@ -236,12 +233,12 @@ func (h *hub) revalidate() {
 	}
 	now := time.Now().UnixMilli()
 	var ended []*client
-	h.s.node.Read(func(s *engine.State) {
+	h.state.Read(func(s *engine.State) {
 		for _, p := range list {
-			valid := p.r.adminHash == "" || s.AdminSessionValid(p.r.adminHash, now)
-			if p.r.judgeHash != "" {
-				j, ok := s.JudgeByToken(p.r.judgeHash)
-				valid = valid && ok && j.ID == p.r.judge
+			valid := p.r.AdminHash == "" || s.AdminSessionValid(p.r.AdminHash, now)
+			if p.r.JudgeHash != "" {
+				j, ok := s.JudgeByToken(p.r.JudgeHash)
+				valid = valid && ok && j.ID == p.r.Judge
 			}
 			if !valid {
 				ended = append(ended, p.c)
@@ -258,7 +255,7 @@ func (h *hub) revalidate() {
 // messages for anonymous clients, everyone+admin messages for admins, and per judge the
 // everyone messages plus that judge's own. Events whose audience has no connection are
 // skipped before they are encoded.
-func (h *hub) dispatch(evs []engine.Event) {
+func (h *Hub) dispatch(evs []engine.Event) {
 	type addressed struct {
 		m  *wsMsg
 		to engine.Audience
@@ -278,7 +275,7 @@ func (h *hub) dispatch(evs []engine.Event) {
 		}
 		m, err := newWSMsg(ev.Type, ev.Data)
 		if err != nil {
-			h.s.log.Error().Err(err).Str("type", ev.Type).Msg("encode websocket event")
+			h.log.Error().Err(err).Str("type", ev.Type).Msg("encode websocket event")
 			continue
 		}
 		msgs = append(msgs, addressed{m, ev.To, ev.Judge})
@@ -320,12 +317,12 @@ func (h *hub) dispatch(evs []engine.Event) {
 	}
 	pick := func(c *client) []*wsMsg {
 		switch {
-		case c.admin && forJudge[c.judge] != nil:
-			return view(true, c.judge)
-		case c.admin:
+		case c.Admin && forJudge[c.Judge] != nil:
+			return view(true, c.Judge)
+		case c.Admin:
 			return forAdmins
-		case forJudge[c.judge] != nil:
-			return forJudge[c.judge]
+		case forJudge[c.Judge] != nil:
+			return forJudge[c.Judge]
 		}
 		return forAll
 	}
@@ -338,7 +335,7 @@ func (h *hub) dispatch(evs []engine.Event) {
 		}
 		for j := range forJudge {
 			for c := range h.judges[j] {
-				if !c.admin {
+				if !c.Admin {
 					some = append(some, c)
 				}
 			}
@@ -352,7 +349,7 @@ func (h *hub) dispatch(evs []engine.Event) {
 // clients, else on 2×GOMAXPROCS goroutines over interleaved shares of the list. Writes
 // never block (see client.deliver), so one slow socket holds up nobody. Hub goroutine
 // only (it owns the scratch buffers).
-func (h *hub) fanOut(list []*client, pick func(c *client) []*wsMsg) {
+func (h *Hub) fanOut(list []*client, pick func(c *client) []*wsMsg) {
 	w := 1
 	if len(list) >= wsFanOutMin {
 		w = 2 * runtime.GOMAXPROCS(0)
@@ -414,7 +411,7 @@ func (t sentTally) add(d []*wsMsg) {
 }
 
 // pingAll pings every connection whose socket is not busy (hub goroutine).
-func (h *hub) pingAll() {
+func (h *Hub) pingAll() {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	ping := []*wsMsg{pingMsg}
@@ -488,7 +485,7 @@ func mergeIDs(a, b []engine.ID) []engine.ID {
 
 // markStats notes that the state changed and arms the stats timer so that admins get at
 // most one stats message per StatsEvery.
-func (h *hub) markStats() {
+func (h *Hub) markStats() {
 	h.statsDirty = true
 	if h.statsTimerC != nil {
 		return
@@ -506,7 +503,7 @@ func (h *hub) markStats() {
 }
 
 // sendStats sends the admin statistics when they changed since the last ones sent.
-func (h *hub) sendStats() {
+func (h *Hub) sendStats() {
 	if !h.statsDirty {
 		return
 	}
@@ -518,7 +515,7 @@ func (h *hub) sendStats() {
 		return
 	}
 	var st engine.AdminStats
-	h.s.node.Read(func(s *engine.State) { st = s.AdminStats("") })
+	h.state.Read(func(s *engine.State) { st = s.AdminStats("") })
 	h.statsAt = time.Now()
 	if h.statsSent && st == h.lastStats {
 		return
@@ -527,9 +524,9 @@ func (h *hub) sendStats() {
 	h.dispatch([]engine.Event{{Type: engine.EvStats, To: engine.ToAdmins, Data: st}})
 }
 
-// shutdown closes every connection with 1001 (going away), stops the hub goroutine and
+// Shutdown closes every connection with 1001 (going away), stops the hub goroutine and
 // waits for the connection handlers (hard-closing sockets that do not finish in time).
-func (h *hub) shutdown(ctx context.Context) error {
+func (h *Hub) Shutdown(ctx context.Context) error {
 	h.mu.Lock()
 	if h.closing {
 		h.mu.Unlock()

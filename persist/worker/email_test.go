@@ -1,4 +1,4 @@
-package transport
+package worker
 
 import (
 	"crypto/ecdsa"
@@ -23,40 +23,9 @@ import (
 
 	"github.com/emersion/go-sasl"
 	smtpd "github.com/emersion/go-smtp"
-	"github.com/rs/zerolog"
 
 	"podium/engine"
-	"podium/persist"
 )
-
-// startServerOpts is startServer with server options (retry timing, observers).
-func startServerOpts(t *testing.T, mod func(*Config), opts ...Option) *testServer {
-	t.Helper()
-	return startServerOptsIn(t, t.TempDir(), mod, opts...)
-}
-
-// startServerOptsIn is startServerOpts on dir (to test restarts on the same directory).
-func startServerOptsIn(t *testing.T, dir string, mod func(*Config), opts ...Option) *testServer {
-	t.Helper()
-	log := zerolog.Nop()
-	node, err := persist.Open(dir, persist.Options{Log: log})
-	if err != nil {
-		t.Fatalf("open node: %v", err)
-	}
-	cfg := Config{DataDir: dir, AdminPassword: testPassword}
-	if mod != nil {
-		mod(&cfg)
-	}
-	srv := New(cfg, node, log, opts...)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Listen(ln) }()
-	ts := &testServer{t: t, URL: "http://" + ln.Addr().String(), Dir: dir, Node: node, Srv: srv, ln: ln}
-	t.Cleanup(ts.Stop)
-	return ts
-}
 
 // mailCounter is a MailObserver that counts and signals each outcome.
 type mailCounter struct {
@@ -140,10 +109,10 @@ func startSMTP(t *testing.T, configure ...func(*smtpServer)) *smtpServer {
 	return s
 }
 
-func (s *smtpServer) config(c *Config) {
-	c.SMTP = SMTPConfig{Host: s.host, Port: s.port, From: "jury@example.com", FromName: "Hackathon Jury",
+// settings are the outbox's SMTP settings for this server.
+func (s *smtpServer) settings() SMTPConfig {
+	return SMTPConfig{Host: s.host, Port: s.port, From: "jury@example.com", FromName: "Hackathon Jury",
 		Username: s.user, Password: s.password}
-	c.PublicURL = "https://podium.example.com"
 }
 
 func (s *smtpServer) await(t *testing.T) received {
@@ -266,29 +235,21 @@ func parseMail(t *testing.T, data []byte) parsedMail {
 	return parsedMail{to: to.Address, toName: to.Name, from: from.Address, fromName: from.Name, subject: subject, body: string(b)}
 }
 
-// loginCodeOf returns the login code of the judge with that email.
-func (ts *testServer) loginCodeOf(email string) string {
-	ts.t.Helper()
-	for _, j := range ts.judgeList() {
-		if j.Email == email {
-			return j.Code
-		}
-	}
-	ts.t.Fatalf("no judge %s", email)
-	return ""
-}
-
+// TestEmailLoginCode: a new judge's mail carries the code and login link from the
+// configured sender, over PLAIN auth; judges created without mail get none; the subject
+// names the event; codes never reach the audit log.
 func TestEmailLoginCode(t *testing.T) {
 	smtp := startSMTP(t, func(s *smtpServer) { s.user, s.password = "mailer", "s3cret" })
 	obs := newMailCounter()
-	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(3, 10*time.Millisecond))
+	node := newOutboxTestNode(t)
+	startOutbox(t, node, smtp, obs, 3, 10*time.Millisecond)
 
-	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Ada Lövelace", "email": "ada@example.com", "notes": ""}, asAdmin, nil)
+	node.addJudges(true, [2]string{"Ada Lövelace", "ada@example.com"})
 	got := smtp.await(t)
 	if ev := obs.await(t); ev != "sent" {
 		t.Fatalf("outcome %s", ev)
 	}
-	code := ts.loginCodeOf("ada@example.com")
+	code := node.loginCodeOf("ada@example.com")
 	if got.from != "jury@example.com" || len(got.to) != 1 || got.to[0] != "ada@example.com" || got.user != "mailer" {
 		t.Fatalf("envelope from %q to %q user %q", got.from, got.to, got.user)
 	}
@@ -304,29 +265,26 @@ func TestEmailLoginCode(t *testing.T) {
 		t.Errorf("body does not carry the code %s and link:\n%s", code, m.body)
 	}
 
-	// CSV import: noSend sends nothing; without it every new judge gets a mail. Mails
-	// go out in order, so the next ones to arrive are the second import's.
-	csv := "Name,Email\nNo Mail,nomail@example.com\n"
-	ts.mustUploadCSV(200, "/api/judge/csv", []byte(csv), map[string]string{"hasHeader": "1", "noSend": "true"}, nil)
-	csv = "Name,Email\nBob,bob@example.com\nCleo,cleo@example.com\n"
-	ts.mustUploadCSV(200, "/api/judge/csv", []byte(csv), map[string]string{"hasHeader": "1"}, nil)
+	// Judges created without mail get none; with it every new judge gets one. Mails go
+	// out in order, so the next ones to arrive are the second batch's.
+	node.addJudges(false, [2]string{"No Mail", "nomail@example.com"})
+	node.addJudges(true, [2]string{"Bob", "bob@example.com"}, [2]string{"Cleo", "cleo@example.com"})
 	for _, want := range []string{"bob@example.com", "cleo@example.com"} {
 		got := smtp.await(t)
 		m := parseMail(t, got.data)
-		if got.to[0] != want || m.to != want || !strings.Contains(m.body, "?code="+ts.loginCodeOf(want)) {
+		if got.to[0] != want || m.to != want || !strings.Contains(m.body, "?code="+node.loginCodeOf(want)) {
 			t.Fatalf("mail to %q (%q), want %s", got.to, m.to, want)
 		}
 		obs.await(t)
 	}
-	// QR self-signup mails the code too; the subject names the event (options.event_name).
-	ts.must(200, "POST", "/api/admin/options", map[string]any{"event_name": "  Spring Hack ✨ 2026 "}, asAdmin, nil)
-	var q qrCodeResp
-	ts.must(200, "POST", "/api/admin/qr", nil, asAdmin, &q)
-	var added qrOKResp
-	ts.must(200, "POST", "/api/qr/add", map[string]string{"name": "Dee", "email": "dee@example.com", "code": *q.QRCode}, anon, &added)
+	// The subject names the event (options.event_name).
+	name := "  Spring Hack ✨ 2026 "
+	node.must(&engine.SetOptions{EventName: &name})
+	node.addJudges(true, [2]string{"Dee", "dee@example.com"})
 	got = smtp.await(t)
-	if got.to[0] != "dee@example.com" || !strings.Contains(parseMail(t, got.data).body, added.Code) {
-		t.Fatalf("QR signup mail to %q", got.to)
+	dee := node.loginCodeOf("dee@example.com")
+	if got.to[0] != "dee@example.com" || !strings.Contains(parseMail(t, got.data).body, dee) {
+		t.Fatalf("mail to %q", got.to)
 	}
 	if sub := parseMail(t, got.data).subject; sub != "Spring Hack ✨ 2026: your judging login code" {
 		t.Errorf("subject with event_name = %q", sub)
@@ -336,20 +294,15 @@ func TestEmailLoginCode(t *testing.T) {
 		t.Fatalf("sent %d failed %d skipped %d", obs.sent.Load(), obs.failed.Load(), obs.skipped.Load())
 	}
 	// Codes never reach the audit log.
-	ts.Node.Read(func(st *engine.State) {
-		for _, l := range st.Log {
-			if strings.Contains(l, code) || strings.Contains(l, added.Code) {
-				t.Errorf("login code in audit line %q", l)
-			}
-		}
-	})
+	node.noCodesInAudit()
 }
 
 func TestEmailRetryDelivers(t *testing.T) {
 	smtp := startSMTP(t, func(s *smtpServer) { s.failNext, s.failWith = 2, errBusy })
 	obs := newMailCounter()
-	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(4, 5*time.Millisecond))
-	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Retry", "email": "retry@example.com"}, asAdmin, nil)
+	node := newOutboxTestNode(t)
+	startOutbox(t, node, smtp, obs, 4, 5*time.Millisecond)
+	node.addJudges(true, [2]string{"Retry", "retry@example.com"})
 	got := smtp.await(t)
 	if ev := obs.await(t); ev != "sent" {
 		t.Fatalf("outcome %s", ev)
@@ -360,7 +313,7 @@ func TestEmailRetryDelivers(t *testing.T) {
 	if attempts != 3 {
 		t.Fatalf("%d attempts, want 3 (two failures, then success)", attempts)
 	}
-	if got.to[0] != "retry@example.com" || !strings.Contains(parseMail(t, got.data).body, ts.loginCodeOf("retry@example.com")) {
+	if got.to[0] != "retry@example.com" || !strings.Contains(parseMail(t, got.data).body, node.loginCodeOf("retry@example.com")) {
 		t.Fatalf("retried mail %q", got.to)
 	}
 	if obs.sent.Load() != 1 || obs.failed.Load() != 0 {
@@ -371,13 +324,14 @@ func TestEmailRetryDelivers(t *testing.T) {
 func TestEmailGivesUp(t *testing.T) {
 	smtp := startSMTP(t)
 	obs := newMailCounter()
-	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(3, 5*time.Millisecond))
+	node := newOutboxTestNode(t)
+	startOutbox(t, node, smtp, obs, 3, 5*time.Millisecond)
 
 	// Temporary failures: tried 3 times, then reported failed.
 	smtp.mu.Lock()
 	smtp.failNext, smtp.failWith = 100, errBusy
 	smtp.mu.Unlock()
-	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Busy", "email": "busy@example.com"}, asAdmin, nil)
+	node.addJudges(true, [2]string{"Busy", "busy@example.com"})
 	if ev := obs.await(t); ev != "failed" {
 		t.Fatalf("outcome %s", ev)
 	}
@@ -389,7 +343,7 @@ func TestEmailGivesUp(t *testing.T) {
 	smtp.attempts = 0
 	smtp.failWith = &smtpd.SMTPError{Code: 550, EnhancedCode: smtpd.EnhancedCode{5, 1, 1}, Message: "no such user"}
 	smtp.mu.Unlock()
-	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Gone", "email": "gone@example.com"}, asAdmin, nil)
+	node.addJudges(true, [2]string{"Gone", "gone@example.com"})
 	if ev := obs.await(t); ev != "failed" {
 		t.Fatalf("outcome %s", ev)
 	}
@@ -399,9 +353,10 @@ func TestEmailGivesUp(t *testing.T) {
 	}
 	smtp.mu.Unlock()
 	// The server being down is a temporary failure too.
-	ts2 := startServerOpts(t, func(c *Config) { c.SMTP = SMTPConfig{Host: "127.0.0.1", Port: closedSMTPPort(t)} },
-		WithMailObserver(obs), WithMailRetry(2, time.Millisecond))
-	ts2.must(200, "POST", "/api/judge/new", map[string]any{"name": "Down", "email": "down@example.com"}, asAdmin, nil)
+	node2 := newOutboxTestNode(t)
+	down := &smtpServer{host: "127.0.0.1", port: closedSMTPPort(t)}
+	startOutbox(t, node2, down, obs, 2, time.Millisecond)
+	node2.addJudges(true, [2]string{"Down", "down@example.com"})
 	if ev := obs.await(t); ev != "failed" {
 		t.Fatalf("outcome %s", ev)
 	}
@@ -417,8 +372,9 @@ func TestEmailSTARTTLS(t *testing.T) {
 		s.user, s.password = "mailer", "s3cret"
 	})
 	obs := newMailCounter()
-	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(2, time.Millisecond), withMailTLS(&tls.Config{RootCAs: pool}))
-	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Tls", "email": "tls@example.com"}, asAdmin, nil)
+	node := newOutboxTestNode(t)
+	startOutbox(t, node, smtp, obs, 2, time.Millisecond, func(o *Outbox) { o.tls = &tls.Config{RootCAs: pool} })
+	node.addJudges(true, [2]string{"Tls", "tls@example.com"})
 	got := smtp.await(t)
 	if !got.tls || got.user != "mailer" || got.to[0] != "tls@example.com" {
 		t.Fatalf("tls %v user %q to %q", got.tls, got.user, got.to)
@@ -427,8 +383,9 @@ func TestEmailSTARTTLS(t *testing.T) {
 		t.Fatalf("outcome %s", ev)
 	}
 	// A certificate the client does not trust: nothing is sent.
-	ts2 := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(1, time.Millisecond))
-	ts2.must(200, "POST", "/api/judge/new", map[string]any{"name": "Untrusted", "email": "untrusted@example.com"}, asAdmin, nil)
+	node2 := newOutboxTestNode(t)
+	startOutbox(t, node2, smtp, obs, 1, time.Millisecond)
+	node2.addJudges(true, [2]string{"Untrusted", "untrusted@example.com"})
 	if ev := obs.await(t); ev != "failed" {
 		t.Fatalf("outcome with an untrusted certificate: %s", ev)
 	}
@@ -472,15 +429,16 @@ func TestEmailBatchOverFewConnections(t *testing.T) {
 	smtp := startSMTP(t, func(s *smtpServer) { s.refuse = "judge75@example.com" })
 	obs := newMailCounter()
 	obs.events = make(chan string, 200)
-	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(1, time.Millisecond))
-	var csv strings.Builder
+	node := newOutboxTestNode(t)
+	startOutbox(t, node, smtp, obs, 1, time.Millisecond)
+	var judges [][2]string
 	for i := 0; i < 150; i++ {
-		fmt.Fprintf(&csv, "Judge %d,judge%d@example.com\n", i, i)
+		judges = append(judges, [2]string{fmt.Sprintf("Judge %d", i), fmt.Sprintf("judge%d@example.com", i)})
 	}
-	ts.mustUploadCSV(200, "/api/judge/csv", []byte(csv.String()), nil, nil)
+	node.addJudges(true, judges...) // as one CSV import
 	codes := map[string]string{}
-	for _, j := range ts.judgeList() {
-		codes[j.Email] = j.Code
+	for _, j := range judges {
+		codes[j[1]] = node.loginCodeOf(j[1])
 	}
 	for i := 0; i < 150; i++ {
 		if i == 75 {
@@ -514,13 +472,14 @@ func closedSMTPPort(t *testing.T) int {
 	return p
 }
 
-// TestEmailNeverBlocksRequests holds the SMTP server inside DATA: requests that create
-// judges still answer while the worker waits.
+// TestEmailNeverBlocksRequests holds the SMTP server inside DATA: commands that create
+// judges (what requests submit) still go through while the worker waits.
 func TestEmailNeverBlocksRequests(t *testing.T) {
 	smtp := startSMTP(t, func(s *smtpServer) { s.gate = make(chan struct{}) })
 	obs := newMailCounter()
-	ts := startServerOpts(t, smtp.config, WithMailObserver(obs), WithMailRetry(2, time.Millisecond))
-	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "First", "email": "first@example.com"}, asAdmin, nil)
+	node := newOutboxTestNode(t)
+	startOutbox(t, node, smtp, obs, 2, time.Millisecond)
+	node.addJudges(true, [2]string{"First", "first@example.com"})
 	// Wait until the worker is stuck in DATA.
 	for i := 0; ; i++ {
 		smtp.mu.Lock()
@@ -535,9 +494,9 @@ func TestEmailNeverBlocksRequests(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	for i, email := range []string{"second@example.com", "third@example.com"} {
-		ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "N" + string(rune('a'+i)), "email": email}, asAdmin, nil)
+		node.addJudges(true, [2]string{"N" + string(rune('a'+i)), email})
 	}
-	ts.mustUploadCSV(200, "/api/judge/csv", []byte("Fourth,fourth@example.com\n"), nil, nil)
+	node.addJudges(true, [2]string{"Fourth", "fourth@example.com"})
 	close(smtp.gate)
 	for _, want := range []string{"first@example.com", "second@example.com", "third@example.com", "fourth@example.com"} {
 		if got := smtp.await(t); got.to[0] != want {
@@ -546,25 +505,28 @@ func TestEmailNeverBlocksRequests(t *testing.T) {
 	}
 }
 
+// TestEmailSkippedWithoutSMTP: without SMTP_HOST each mail is recorded as skipped, with
+// an audit line that names the judge but not the code.
 func TestEmailSkippedWithoutSMTP(t *testing.T) {
 	obs := newMailCounter()
-	ts := startServerOpts(t, nil, WithMailObserver(obs))
-	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Ada", "email": "ada@example.com"}, asAdmin, nil)
-	ts.mustUploadCSV(200, "/api/judge/csv", []byte("Bob,bob@example.com\nCleo,cleo@example.com\n"), nil, nil)
+	node := newOutboxTestNode(t)
+	startOutbox(t, node, nil, obs, 3, time.Millisecond)
+	node.addJudges(true, [2]string{"Ada", "ada@example.com"})
+	node.addJudges(true, [2]string{"Bob", "bob@example.com"}, [2]string{"Cleo", "cleo@example.com"})
 	for i := 0; i < 3; i++ {
 		if ev := obs.await(t); ev != "skipped" {
 			t.Fatalf("outcome %s", ev)
 		}
 	}
 	codes := map[string]string{}
-	for _, j := range ts.judgeList() {
-		codes[j.Email] = j.Code
+	for _, email := range []string{"ada@example.com", "bob@example.com", "cleo@example.com"} {
+		codes[email] = node.loginCodeOf(email)
 	}
 	// The audit lines are written by a journaled command: wait for it.
 	var lines []string
 	for i := 0; ; i++ {
 		lines = lines[:0]
-		ts.Node.Read(func(st *engine.State) {
+		node.Read(func(st *engine.State) {
 			for _, l := range st.Log {
 				if strings.Contains(l, "skipped") {
 					lines = append(lines, l)
@@ -587,10 +549,10 @@ func TestEmailSkippedWithoutSMTP(t *testing.T) {
 			t.Errorf("line %q carries the login code", lines[i])
 		}
 	}
-	// noSend: nothing recorded.
-	ts.mustUploadCSV(200, "/api/judge/csv", []byte("Dan,dan@example.com\n"), map[string]string{"noSend": "1"}, nil)
-	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Eve", "email": "eve@example.com", "no_send": true}, asAdmin, nil)
-	ts.must(200, "POST", "/api/judge/new", map[string]any{"name": "Fay", "email": "fay@example.com"}, asAdmin, nil)
+	// Judges created without mail (noSend): nothing recorded.
+	node.addJudges(false, [2]string{"Dan", "dan@example.com"})
+	node.addJudges(false, [2]string{"Eve", "eve@example.com"})
+	node.addJudges(true, [2]string{"Fay", "fay@example.com"})
 	obs.await(t)
 	if obs.skipped.Load() != 4 {
 		t.Fatalf("skipped %d, want 4 (Dan and Eve asked for no mail)", obs.skipped.Load())
