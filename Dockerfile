@@ -28,6 +28,6 @@ USER 65532:65532
 # The image has no curl: the binary checks its own /healthz (PORT from the environment).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["/podium", "healthcheck"]
-# SIGTERM: stop accepting, finish requests, write a snapshot (SPEC §8).
+# SIGTERM: stop accepting, finish requests, write a snapshot (docs/behaviour.md#state-durability-and-recovery).
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/podium"]

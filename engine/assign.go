@@ -1,6 +1,6 @@
 package engine
 
-// The assignment algorithm of SPEC §5 (POST /api/judge/next), step by step.
+// The assignment algorithm of docs/behaviour.md#judging-flow (POST /api/judge/next), step by step.
 
 // Reasons of a `next` that assigns nothing.
 const (

@@ -224,7 +224,7 @@ func (c *Ctx) logStart() []byte {
 		}
 		b = append(b, "] "...)
 	default:
-		// ActorPublic (QR self-signup) stays SYSTEM: SPEC §4 allows only SYSTEM, ADMIN, JUDGE.
+		// ActorPublic (QR self-signup) stays SYSTEM: docs/behaviour.md#admin-operations allows only SYSTEM, ADMIN, JUDGE.
 		b = append(b, " [SYSTEM] "...)
 	}
 	return b

@@ -19,7 +19,7 @@ func init() {
 	)
 }
 
-// The content kinds of SPEC §9, as they appear in management routes.
+// The content kinds of docs/behaviour.md#public-content-api, as they appear in management routes.
 const (
 	ContentSchedule = "schedule"
 	ContentSponsors = "sponsors"
@@ -29,13 +29,13 @@ const (
 // ContentKinds lists the content kinds in a fixed order.
 var ContentKinds = []string{ContentSchedule, ContentSponsors, ContentFAQ}
 
-// MaxLogoBytes is the largest accepted logo (decoded), SPEC §9.
+// MaxLogoBytes is the largest accepted logo (decoded), docs/behaviour.md#public-content-api.
 const MaxLogoBytes = 1 << 20
 
 // LogoContentTypes are the accepted logo media types.
 var LogoContentTypes = []string{"image/png", "image/jpeg", "image/webp", "image/gif", "image/svg+xml"}
 
-// Content is the public content of SPEC §9 (schedule, sponsors, FAQ). It lives in the
+// Content is the public content of docs/behaviour.md#public-content-api (schedule, sponsors, FAQ). It lives in the
 // same state and journal as judging data but no judging reset touches it. Each slice is
 // in creation order (document order after a bulk replace); the views sort.
 type Content struct {
@@ -414,7 +414,7 @@ func indexContent[T any, P contentEntry[T]](list []T, id ID) int {
 	return -1
 }
 
-// ---- Views (the wire form of SPEC §9) ----
+// ---- Views (the wire form of docs/behaviour.md#public-content-api) ----
 
 // ContentTime formats ms as an RFC 3339 UTC time (fractional seconds only when non-zero).
 func ContentTime(ms int64) string {

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// The settable fields of content entries and their validation (SPEC §9).
+// The settable fields of content entries and their validation (docs/behaviour.md#public-content-api).
 
 // ---- Fields (what a command sets) ----
 

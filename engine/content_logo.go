@@ -10,11 +10,11 @@ import (
 	"unicode/utf8"
 )
 
-// Logo validation for sponsors (SPEC §9): type, size, and SVGs without scripts.
+// Logo validation for sponsors (docs/behaviour.md#public-content-api): type, size, and SVGs without scripts.
 
 // ---- Logos ----
 
-// CheckLogo validates a logo (SPEC §9) and returns it normalised: the content type in
+// CheckLogo validates a logo (docs/behaviour.md#public-content-api) and returns it normalised: the content type in
 // lower case, the data as standard base64 without line breaks. Both empty means "no
 // logo". The data must be raw base64 (no "data:" prefix), at most MaxLogoBytes decoded,
 // of an accepted type, and its bytes must match that type.
@@ -106,7 +106,7 @@ func isSVG(raw []byte) bool {
 }
 
 // svgUnsafe says why an SVG could run code or pull in other documents when a browser
-// shows it ("" when it cannot, as far as this check goes; SPEC §1): a <script> or
+// shows it ("" when it cannot, as far as this check goes; docs/behaviour.md#conventions): a <script> or
 // <foreignObject> element, an on* event-handler attribute, a javascript: (or vbscript:)
 // link or value, an entity declaration, or XML that does not parse (what a browser does
 // with broken markup is not what this check sees).

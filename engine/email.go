@@ -12,7 +12,7 @@ type MailRecipient struct {
 }
 
 // EmailSkipped records that login-code emails were not sent because no SMTP server is
-// configured (SPEC §10). The outbox submits it with Judges: their pending mails become
+// configured (docs/behaviour.md#email). The outbox submits it with Judges: their pending mails become
 // skipped, with one audit line each. Recipients is the older form kept for journals
 // written before mails were part of the state: audit lines only. It never carries the
 // login code.

@@ -46,6 +46,6 @@ var (
 	ErrReadOnly = errors.New("storage failure: the server is read-only")
 	// ErrClosed: the change arrived after shutdown began.
 	ErrClosed = errors.New("server is shutting down")
-	// ErrNoLeader: a cluster has had no leader for the whole wait (SPEC §8a).
+	// ErrNoLeader: a cluster has had no leader for the whole wait (docs/behaviour.md#cluster).
 	ErrNoLeader = errors.New("no cluster leader at the moment: try again")
 )

@@ -1,6 +1,6 @@
 package engine
 
-// Event types pushed over the websocket (SPEC §7).
+// Event types pushed over the websocket (docs/behaviour.md#realtime).
 const (
 	EvClock        = "clock"
 	EvDeliberation = "deliberation"

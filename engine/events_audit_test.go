@@ -2,7 +2,7 @@ package engine
 
 import "testing"
 
-// TestUpdateJudgeTellsJudgeOfGroupChange: SPEC §7 — a judge is told ("judge" event)
+// TestUpdateJudgeTellsJudgeOfGroupChange: docs/behaviour.md#realtime — a judge is told ("judge" event)
 // when its group changes from outside its own request. Editing a track judge into a
 // general one moves it to the smallest group.
 func TestUpdateJudgeTellsJudgeOfGroupChange(t *testing.T) {

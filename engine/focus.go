@@ -1,6 +1,6 @@
 package engine
 
-// Focus assignment (SPEC §5 step 9, assignment_mode "focus"): once a judge's candidates
+// Focus assignment (docs/behaviour.md#judging-flow step 9, assignment_mode "focus"): once a judge's candidates
 // all have min_views, the next view goes where it most sharpens the top of the results.
 // A project's need is p(1−p) for its place in the top focus_top plus the same for the
 // top 3 (p_top and p_top3 of the last journaled ratings), highest for a project whose

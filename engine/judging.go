@@ -2,7 +2,7 @@ package engine
 
 import "bytes"
 
-// The judge's own commands of SPEC §5: next, skip, finish, rank, star, notes, welcome.
+// The judge's own commands of docs/behaviour.md#judging-flow: next, skip, finish, rank, star, notes, welcome.
 
 func init() {
 	register(

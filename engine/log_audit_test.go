@@ -27,7 +27,7 @@ func stateWithoutLog(t *testing.T, e *Engine) string {
 }
 
 // TestAuditEveryChangeWritesALine applies every admin command of the foundation with
-// each actor and checks SPEC §4: every state change writes an audit line of the form
+// each actor and checks docs/behaviour.md#admin-operations: every state change writes an audit line of the form
 // "<RFC3339 ms UTC> [SYSTEM|ADMIN|JUDGE <name>] <message>". Unauthenticated requests
 // (QR self-signup) have no role of their own in that format: they are SYSTEM.
 func TestAuditEveryChangeWritesALine(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Login-code mails in the replicated state (SPEC §8a, §10). A judge created with a mail
+// Login-code mails in the replicated state (docs/behaviour.md#cluster, #email). A judge created with a mail
 // requested gets a pending mail; the outbox on the leader claims mails through the log
 // before it sends them and records the outcome through the log, so a restart or a
 // failover never sends a mail twice. The record names the judge only: the login code,

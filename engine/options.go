@@ -12,7 +12,7 @@ func init() {
 	register(func() Command { return &SetOptions{} })
 }
 
-// Option limits of SPEC §4.
+// Option limits of docs/behaviour.md#admin-operations.
 const (
 	MaxJudgingTimer = 86400
 	MaxMinViews     = 1000

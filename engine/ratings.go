@@ -1,6 +1,6 @@
 package engine
 
-// Podium's ratings (SPEC §6a): the state side. The fit itself (package engine/fit) runs
+// Podium's ratings (docs/behaviour.md#ratings): the state side. The fit itself (package engine/fit) runs
 // outside the writer on a RatingInput copied under the read lock; its result comes back
 // as a journaled SetRatings command, so assignments that use it replay exactly.
 
@@ -18,13 +18,13 @@ func init() {
 // and the sd a project shows until a fit covers it.
 const RatingPriorSD = 1.5
 
-// Assignment modes of SPEC §5 step 9.
+// Assignment modes of docs/behaviour.md#judging-flow step 9.
 const (
 	ModeFocus  = "focus"
 	ModeSpread = "spread"
 )
 
-// ProjectRating is a project's fitted rating (SPEC §6a). PTop3 is the probability of a
+// ProjectRating is a project's fitted rating (docs/behaviour.md#ratings). PTop3 is the probability of a
 // place in the top 3, which focus assignment uses besides PTop.
 type ProjectRating struct {
 	Rating float64 `json:"rating"`
@@ -276,7 +276,7 @@ type ResultEntry struct {
 	TrackStars *int `json:"track_stars,omitempty"`
 }
 
-// ResultsView is GET /api/admin/results (SPEC §6a) plus, for the dashboard, how settled
+// ResultsView is GET /api/admin/results (docs/behaviour.md#ratings) plus, for the dashboard, how settled
 // the top is: Stable3 and Stable10 estimate the probability that the current top 3
 // (top focus_top) are exactly the true top 3 (as a set), from the projects' p_top3 and
 // p_top; FocusTop is the size of that top.

@@ -52,7 +52,7 @@ func benchAssignMode(b *testing.B, mode string, fitted bool, every int) {
 var benchSetup func(s *State)
 
 // BenchmarkAssignFocus10kProjects5kJudges20Seen: focus mode with fitted ratings (every
-// project has its min_views), SPEC §5 step 9. Target: < 100 µs.
+// project has its min_views), docs/behaviour.md#judging-flow step 9. Target: < 100 µs.
 func BenchmarkAssignFocus10kProjects5kJudges20Seen(b *testing.B) {
 	benchAssignMode(b, ModeFocus, true, 0)
 }

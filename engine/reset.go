@@ -22,7 +22,7 @@ func ValidResetType(t string) bool {
 	return false
 }
 
-// Reset clears part of the judging state (SPEC §4 Reset). Public content, admin
+// Reset clears part of the judging state (docs/behaviour.md#resets). Public content, admin
 // sessions and the audit log are never touched. The transport submits it with a
 // backup of the state just before it.
 type Reset struct {

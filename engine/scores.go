@@ -2,7 +2,7 @@ package engine
 
 import "sync"
 
-// Score holds a project's computed results (SPEC §6).
+// Score holds a project's computed results (docs/behaviour.md#scores).
 type Score struct {
 	Score      int
 	Stars      int
@@ -12,7 +12,7 @@ type Score struct {
 	SigmaSq    float64
 }
 
-// scoreCache keeps the results of SPEC §6. Copeland counts, stars and track stars are
+// scoreCache keeps the results of docs/behaviour.md#scores. Copeland counts, stars and track stars are
 // kept per judge: a change of one judge subtracts its old contribution and adds its new
 // one. Crowd-BT depends on the order of all judges, so any change to its inputs marks
 // it stale and the next read recomputes it. Reads happen under the engine's read lock
@@ -81,7 +81,7 @@ func (s *State) CopelandOf(id ID) Score {
 	return s.scoreOf(id, false)
 }
 
-// copelandScores calls fn with every project's Copeland score (SPEC §6), brought up to
+// copelandScores calls fn with every project's Copeland score (docs/behaviour.md#scores), brought up to
 // date once: for callers that need all of them (fn must not keep the map).
 func (s *State) copelandScores(fn func(score map[ID]int)) {
 	c := &s.jd().scores
@@ -241,7 +241,7 @@ func hasID(list []ID, id ID) bool {
 	return false
 }
 
-// contribOf computes one judge's Copeland counts and stars (SPEC §6). Hidden judges add
+// contribOf computes one judge's Copeland counts and stars (docs/behaviour.md#scores). Hidden judges add
 // nothing; track judges add only track stars.
 func (s *State) contribOf(j *Judge) judgeContrib {
 	if !j.Active {

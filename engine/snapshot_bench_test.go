@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// bigState builds the scale target of SPEC §12: 10,000 projects and 5,000 judges who
+// bigState builds the scale target of docs/behaviour.md#scale-targets: 10,000 projects and 5,000 judges who
 // have each finished 20 projects.
 func bigState(tb testing.TB) *Engine {
 	tb.Helper()

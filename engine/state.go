@@ -30,7 +30,7 @@ type State struct {
 	// AdminSessions maps the SHA-256 (hex) of an admin session token to its expiry (ms).
 	AdminSessions map[string]int64 `json:"admin_sessions"`
 
-	// Content is the public content of SPEC §9.
+	// Content is the public content of docs/behaviour.md#public-content-api.
 	Content Content `json:"content"`
 
 	// Mail holds the login-code mails by judge (mail.go): pending ones survive restarts
@@ -83,11 +83,11 @@ type Judge struct {
 	// (which only lasts until the judge next finishes a project).
 	Skipped map[ID]bool `json:"skipped"`
 	// Flagged lists, in order, the projects this judge skipped with a reason other than
-	// busy or absent (SPEC §3; Jury's client counts them as seen).
+	// busy or absent (docs/behaviour.md#resources; Jury's client counts them as seen).
 	Flagged      []ID  `json:"flagged"`
 	Rankings     []ID  `json:"rankings"`
 	LastActivity int64 `json:"last_activity"`
-	// Reliability is the fitted weight of the judge's rankings (SPEC §6a; 0 = not
+	// Reliability is the fitted weight of the judge's rankings (docs/behaviour.md#ratings; 0 = not
 	// fitted yet, reported as 1).
 	Reliability float64 `json:"reliability,omitempty"`
 }
@@ -119,7 +119,7 @@ type Project struct {
 	Prioritized   bool           `json:"prioritized"`
 	LastActivity  int64          `json:"last_activity"`
 	Created       uint64         `json:"created"` // Applied value of the creating command
-	// Fitted ratings (SPEC §6a), set by the journaled ratings command only.
+	// Fitted ratings (docs/behaviour.md#ratings), set by the journaled ratings command only.
 	Ratings ProjectRating `json:"ratings"`
 }
 
@@ -154,7 +154,7 @@ func (c Clock) Elapsed(now int64) int64 {
 	return c.PauseTime - c.StartTime
 }
 
-// Options are the event's settings (SPEC §3).
+// Options are the event's settings (docs/behaviour.md#resources).
 type Options struct {
 	ID             ID                `json:"id"`
 	Ref            int               `json:"ref"`
@@ -181,8 +181,8 @@ type Options struct {
 	// EventName is the event's display name (page titles, the expo header, the
 	// login-code email subject).
 	EventName string `json:"event_name"`
-	// AssignmentMode is "focus" (default) or "spread" (SPEC §5 step 9); FocusTop is the
-	// size of the top whose membership focus mode sharpens and p_top is about (§6a).
+	// AssignmentMode is "focus" (default) or "spread" (docs/behaviour.md#judging-flow step 9); FocusTop is the
+	// size of the top whose membership focus mode sharpens and p_top is about (docs/behaviour.md#ratings).
 	AssignmentMode string `json:"assignment_mode"`
 	FocusTop       int    `json:"focus_top"`
 }
@@ -362,7 +362,7 @@ func (s *State) IsGeneral(j *Judge) bool {
 	return j.Track == "" || !s.Options.JudgeTracks
 }
 
-// GroupOfTable returns the project group of table number loc (SPEC §4: group_sizes[i]
+// GroupOfTable returns the project group of table number loc (docs/behaviour.md#admin-operations: group_sizes[i]
 // consecutive tables form group i starting at table 1; tables beyond fall in the last).
 func (o *Options) GroupOfTable(loc int) int {
 	if o.NumGroups <= 1 || len(o.GroupSizes) == 0 {

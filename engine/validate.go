@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// Field limits of SPEC §1.
+// Field limits of docs/behaviour.md#conventions.
 const (
 	MaxNameLen  = 200
 	MaxNotesLen = 20000
@@ -69,7 +69,7 @@ func ValidURL(v string) bool {
 // NormalizeURL returns v with "https://" in front when v has no scheme and is a host
 // name with an optional port and path (a repository path such as github.com/team/app,
 // as organisers type and submission exports carry); anything else comes back unchanged
-// for ValidURL to judge, so "javascript:..." and other schemes are still refused (SPEC §1).
+// for ValidURL to judge, so "javascript:..." and other schemes are still refused (docs/behaviour.md#conventions).
 func NormalizeURL(v string) string {
 	if v == "" || strings.Contains(v, "://") || strings.ContainsAny(v, " \t\r\n") {
 		return v

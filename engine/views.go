@@ -24,7 +24,7 @@ type JudgeView struct {
 	Flagged      []ID          `json:"flagged"`
 	Rankings     []ID          `json:"rankings"`
 	LastActivity int64         `json:"last_activity"`
-	// Reliability is on the admin's judge list only (SPEC §6a), not on the judge's own.
+	// Reliability is on the admin's judge list only (docs/behaviour.md#ratings), not on the judge's own.
 	Reliability *float64 `json:"reliability,omitempty"`
 	// Mail is the login-code email's state, on the admin's judge list only (absent when
 	// no mail was ever requested for the judge).

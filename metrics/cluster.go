@@ -13,7 +13,7 @@ var (
 	clusterMu        sync.Mutex
 )
 
-// ClusterMetrics are the raft families of SPEC §8a; it implements
+// ClusterMetrics are the raft families of docs/behaviour.md#cluster; it implements
 // persist.ClusterObserver.
 type ClusterMetrics struct {
 	state         *prometheus.GaugeVec

@@ -8,8 +8,8 @@ import (
 
 var (
 	descReady    = prometheus.NewDesc("podium_ready", "1 while the server is ready: recovered, able to write and not shutting down (as GET /readyz).", nil, nil)
-	descReadOnly = prometheus.NewDesc("podium_journal_readonly", "1 while changes are refused because the journal cannot be written (SPEC §8).", nil, nil)
-	descRatings  = prometheus.NewDesc("podium_ratings_pending_changes", "Changes to the ratings' inputs (finishes, rankings, stars, projects added or hidden) that no stored ratings fit has seen yet; 0 = the ratings are current (SPEC §6a).", nil, nil)
+	descReadOnly = prometheus.NewDesc("podium_journal_readonly", "1 while changes are refused because the journal cannot be written (docs/behaviour.md#state-durability-and-recovery).", nil, nil)
+	descRatings  = prometheus.NewDesc("podium_ratings_pending_changes", "Changes to the ratings' inputs (finishes, rankings, stars, projects added or hidden) that no stored ratings fit has seen yet; 0 = the ratings are current (docs/behaviour.md#ratings).", nil, nil)
 )
 
 // healthCollector reports readiness and the read-only state at scrape time.
@@ -47,7 +47,7 @@ func (c *healthCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // WatchRatings makes podium_ratings_pending_changes read pending at scrape time (pass
-// persist.Node.RatingsPending). Before it is called it reads 0.
+// worker.Ratings.Pending). Before it is called it reads 0.
 func (m *Metrics) WatchRatings(pending func() uint64) {
 	m.health.mu.Lock()
 	m.health.pending = pending

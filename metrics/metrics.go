@@ -1,4 +1,4 @@
-// Package metrics exposes Podium's Prometheus metrics (SPEC §11). It owns a dedicated
+// Package metrics exposes Podium's Prometheus metrics (docs/behaviour.md#operations). It owns a dedicated
 // registry with the Go and process collectors and every podium_ family, and implements
 // the observer interfaces of the adapters: persist.Observer (writer loop),
 // transport.HTTPObserver (requests, throttling), the websocket hub's observer and the
@@ -29,7 +29,7 @@ var (
 	// import transport).
 	rejectReasons = []string{"login_ip", "login_flood", "judge_writes", "body_too_large", "media_type", "ws_full", "ws_per_ip"}
 	itemStates    = []string{"active", "hidden"}
-	// FlagReasons are the reasons a flag can have (SPEC §3).
+	// FlagReasons are the reasons a flag can have (docs/behaviour.md#resources).
 	FlagReasons = []string{"busy", "absent", "cannot-demo", "too-complex", "offensive", "hidden-absent"}
 	wsTypes     = []string{"hello", engine.EvClock, engine.EvDeliberation, engine.EvGroupInfo, engine.EvExpo,
 		engine.EvJudge, engine.EvFlag, engine.EvLog, engine.EvStats, engine.EvChanged}

@@ -46,7 +46,7 @@ func labelValues(f *dto.MetricFamily, label string) map[string]bool {
 	return out
 }
 
-// TestSpecFamilies checks the families of SPEC §11: name, type and the label values
+// TestSpecFamilies checks the families of docs/behaviour.md#operations: name, type and the label values
 // shown at 0 from startup.
 func TestSpecFamilies(t *testing.T) {
 	m := New()

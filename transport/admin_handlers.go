@@ -76,7 +76,7 @@ func (s *Server) getOptions(c *fiber.Ctx) error {
 	return c.JSON(o)
 }
 
-// adminResults handles GET /api/admin/results (SPEC §6a).
+// adminResults handles GET /api/admin/results (docs/behaviour.md#ratings).
 func (s *Server) adminResults(c *fiber.Ctx) error {
 	var out engine.ResultsView
 	s.node.Read(func(st *engine.State) { out = st.Results() })

@@ -23,7 +23,7 @@ import (
 const (
 	// cookieJudge is the judge session cookie. It must not be called "token": Jury's web
 	// client keeps a script-readable "token" cookie of its own, which a browser will not
-	// let it overwrite while an HttpOnly one of that name exists (SPEC §2).
+	// let it overwrite while an HttpOnly one of that name exists (docs/behaviour.md#authentication).
 	cookieJudge = "podium_judge"
 	// cookieJudgeOld is the name sessions started before the rename carry; it is still
 	// read (after the Bearer header and cookieJudge) until those sessions end.
@@ -181,7 +181,7 @@ func (s *Server) adminLogin(c *fiber.Ctx) error {
 	}
 	if !s.passwordOK(*req.Password) {
 		s.adminFails.hit("admin:" + ip)
-		return badRequest("invalid password") // 400, as Jury answers (SPEC §2)
+		return badRequest("invalid password") // 400, as Jury answers (docs/behaviour.md#authentication)
 	}
 	session := newToken(32)
 	if _, err := s.node.Submit(c.UserContext(), engine.Admin, &engine.AdminLogin{SessionHash: hashToken(session)}); err != nil {

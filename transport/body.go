@@ -12,7 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// Request bodies (SPEC §1, §11). The server streams every request body (Fiber's
+// Request bodies (docs/behaviour.md#conventions, #operations). The server streams every request body (Fiber's
 // StreamRequestBody): fasthttp reads at most 8 KiB of it with the headers, and the rest
 // stays on the socket until someone reads it. bodyGuard decides per route how much may be
 // read and when:
@@ -26,7 +26,7 @@ import (
 // drainLimit) before the answer goes out, so that the client sees the 413 and not a
 // connection reset; anything beyond drainLimit makes the server close the connection.
 
-// Body limits of SPEC §1 and §9.
+// Body limits of docs/behaviour.md#conventions, #public-content-api.
 const (
 	maxJSONBody        = 1 << 20
 	maxMultipartBody   = 32 << 20
@@ -196,7 +196,7 @@ func requestBody(c *fiber.Ctx) ([]byte, error) {
 }
 
 // jsonBody is requestBody for JSON routes: a non-empty body must say it is JSON
-// (SPEC §1: anything else, a cross-site form post for instance, is 415).
+// (docs/behaviour.md#conventions: anything else, a cross-site form post for instance, is 415).
 func jsonBody(c *fiber.Ctx) ([]byte, error) {
 	b, err := requestBody(c)
 	if err != nil {

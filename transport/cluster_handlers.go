@@ -26,7 +26,7 @@ type ClusterNode interface {
 // forwardAuthHeader is cluster.ForwardAuthHeader (transport does not import persist).
 const forwardAuthHeader = "X-Podium-Cluster"
 
-// routesCluster adds SPEC §8a's routes when the node supports them.
+// routesCluster adds docs/behaviour.md#cluster's routes when the node supports them.
 func (s *Server) routesCluster(api fiber.Router) {
 	cn, isCluster := s.node.(ClusterNode)
 	if !isCluster {

@@ -21,8 +21,9 @@ import (
 	"time"
 )
 
-// Conformance tests: each checks sentences of SPEC §1-§4, §8 and §11 and the field
-// names of seeds/judging-api.md through the real server.
+// Conformance tests: each checks sentences of docs/behaviour.md (#conventions to
+// #admin-operations, #state-durability-and-recovery, #operations) and the field names of
+// Jury's judging API through the real server.
 
 // keysOf decodes a JSON object and returns its sorted keys.
 func keysOf(t *testing.T, raw json.RawMessage) []string {
@@ -83,7 +84,7 @@ func wantKinds(t *testing.T, what string, raw json.RawMessage, kinds map[string]
 }
 
 // TestConformanceJudgeFields: GET /api/judge and GET /api/judge/list items have exactly
-// the seed's fields plus flagged (SPEC §3); current is null, last_location -1, group a number, lists arrays.
+// the seed's fields plus flagged (docs/behaviour.md#resources); current is null, last_location -1, group a number, lists arrays.
 func TestConformanceJudgeFields(t *testing.T) {
 	ts := startServer(t)
 	_, code := ts.addJudge("Ada", "ada@example.com", "")
@@ -101,7 +102,7 @@ func TestConformanceJudgeFields(t *testing.T) {
 	}
 	for what, raw := range map[string]json.RawMessage{"judge list item": list[0], "GET /api/judge": self} {
 		if what == "judge list item" {
-			wantKeys(t, what, raw, append(fields, "reliability")...) // SPEC §6a
+			wantKeys(t, what, raw, append(fields, "reliability")...) // docs/behaviour.md#ratings
 			wantKinds(t, what, raw, kinds)
 			continue
 		}
@@ -119,7 +120,7 @@ func TestConformanceJudgeFields(t *testing.T) {
 }
 
 // TestConformanceProjectAndOptionFields checks the admin project view, the public view,
-// the options (seed fields plus track_views) with the §3 defaults, and the clock bodies.
+// the options (seed fields plus track_views) with the defaults of docs/behaviour.md#resources, and the clock bodies.
 func TestConformanceProjectAndOptionFields(t *testing.T) {
 	ts := startServer(t)
 	ts.addProject("Alpha", "AI, Web")
@@ -127,7 +128,7 @@ func TestConformanceProjectAndOptionFields(t *testing.T) {
 	ts.must(200, "GET", "/api/project/list", nil, asAdmin, &list)
 	wantKeys(t, "admin project", list[0], "id", "name", "location", "description", "url", "try_link", "video_link",
 		"challenge_list", "seen", "track_seen", "score", "stars", "track_stars", "active", "prioritized", "group", "last_activity",
-		"rating", "rating_sd", "rank", "p_top") // SPEC §6a
+		"rating", "rating_sd", "rank", "p_top") // docs/behaviour.md#ratings
 	wantKinds(t, "admin project", list[0], map[string]string{"location": "int", "challenge_list": "array",
 		"track_seen": "object", "track_stars": "object", "score": "int", "stars": "int", "group": "int", "last_activity": "int",
 		"rank": "int"})
@@ -213,7 +214,7 @@ func TestConformanceEmptyListsAreArrays(t *testing.T) {
 }
 
 // TestConformanceRouteAuthLevels checks the auth level of every admin route (a judge
-// token is 401 too) and the decided levels of §2.
+// token is 401 too) and the decided levels of docs/behaviour.md#authentication.
 func TestConformanceRouteAuthLevels(t *testing.T) {
 	ts := startServer(t)
 	_, code := ts.addJudge("Ada", "ada@example.com", "")
@@ -257,7 +258,7 @@ func TestConformanceRouteAuthLevels(t *testing.T) {
 			}
 		}
 	}
-	// §2 decisions: started needs none, timer judge or admin.
+	// docs/behaviour.md#authentication decisions: started needs none, timer judge or admin.
 	ts.must(200, "GET", "/api/admin/started", nil, anon, nil)
 	ts.must(401, "GET", "/api/admin/timer", nil, anon, nil)
 	ts.must(200, "GET", "/api/admin/timer", nil, asJudge(tok), nil)

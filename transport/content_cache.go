@@ -40,7 +40,7 @@ type kindCache struct {
 	cur   atomic.Pointer[contentBody]
 }
 
-// contentCache keeps the encoded public content responses (SPEC §9). Content handlers
+// contentCache keeps the encoded public content responses (docs/behaviour.md#public-content-api). Content handlers
 // invalidate a kind after a content command is durable; the first request after that
 // (or after a restart) rebuilds it: copy the views under the read lock, encode outside.
 type contentCache struct {

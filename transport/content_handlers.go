@@ -35,7 +35,7 @@ var (
 	errPublicDisabled = &httpError{status: fiber.StatusServiceUnavailable, msg: "public content API is disabled"}
 )
 
-// contentHandlers serves the public content API and its management routes (SPEC §9).
+// contentHandlers serves the public content API and its management routes (docs/behaviour.md#public-content-api).
 type contentHandlers struct {
 	s       *Server
 	cache   *contentCache
@@ -43,7 +43,7 @@ type contentHandlers struct {
 	keySet  bool
 }
 
-// routesContent registers the public content API and its management routes (SPEC §9).
+// routesContent registers the public content API and its management routes (docs/behaviour.md#public-content-api).
 func (s *Server) routesContent(r fiber.Router) {
 	h := &contentHandlers{s: s, cache: newContentCache(s.node), keySet: s.cfg.PublicAPIKey != ""}
 	h.keyHash = sha256.Sum256([]byte(s.cfg.PublicAPIKey))
@@ -245,7 +245,7 @@ type scheduleItem struct {
 }
 
 // fields converts the item into engine fields, parsing its times. The engine checks
-// required fields and the rest of SPEC §9.
+// required fields and the rest of docs/behaviour.md#public-content-api.
 func (it *scheduleItem) fields() (engine.ScheduleFields, error) {
 	f := engine.ScheduleFields{EventName: it.EventName, Description: it.Description, Location: it.Location, Tags: it.Tags}
 	var err error
@@ -308,7 +308,7 @@ type contentDocument struct {
 	FAQ      *[]faqItem      `json:"faq"`
 }
 
-// ParseContentDocument decodes the bulk content document of SPEC §9 into the command
+// ParseContentDocument decodes the bulk content document of docs/behaviour.md#public-content-api into the command
 // that replaces all public content. Errors are 400s with a readable message (the CLI
 // prints them as they are).
 func ParseContentDocument(body []byte) (*engine.ReplaceContent, error) {

@@ -11,7 +11,7 @@ import (
 	"podium/engine"
 )
 
-// CSV imports (SPEC §4). Parsing happens here, in transport; each import then becomes ONE
+// CSV imports (docs/behaviour.md#admin-operations). Parsing happens here, in transport; each import then becomes ONE
 // engine command, so an import is all-or-nothing. Rows are numbered as a spreadsheet
 // numbers them: from 1, the header row included, blank lines included.
 
@@ -46,7 +46,7 @@ func rowError(row int, format string, a ...any) error {
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// Bounds of an uploaded CSV (SPEC §11: the worst 32 MiB upload must not take much more
+// Bounds of an uploaded CSV (docs/behaviour.md#operations: the worst 32 MiB upload must not take much more
 // memory than itself). Every cell costs a string header (16 bytes) however short, so a
 // file of commas would otherwise cost 16 times its size.
 const (
@@ -244,7 +244,7 @@ type judgeImport struct {
 	rows   []int
 }
 
-// parseJudgesCSV reads the judges CSV of SPEC §4: name, email, track?, notes?. It checks
+// parseJudgesCSV reads the judges CSV of docs/behaviour.md#admin-operations: name, email, track?, notes?. It checks
 // every row against the current tracks and judges (tracks, emails) so that the error
 // names the right row; the engine checks again when the command applies.
 func parseJudgesCSV(data []byte, hasHeader bool, tracks []string, emails map[string]bool) (*judgeImport, error) {
@@ -315,7 +315,7 @@ type projectImport struct {
 	skipped  int // rows left out before the engine (Draft submissions)
 }
 
-// parseProjectsCSV reads the projects CSV of SPEC §4: name, description, url, try_link?,
+// parseProjectsCSV reads the projects CSV of docs/behaviour.md#admin-operations: name, description, url, try_link?,
 // video_link?, challenge_list? (comma-separated).
 func parseProjectsCSV(data []byte, hasHeader bool) (*projectImport, error) {
 	rows, err := readCSV(data)
@@ -424,7 +424,7 @@ func csvFirstLink(v string) string {
 	return f[0]
 }
 
-// csvCheckName applies the name rules of SPEC §1 (non-empty, at most 200 characters).
+// csvCheckName applies the name rules of docs/behaviour.md#conventions (non-empty, at most 200 characters).
 func csvCheckName(field, v string) error {
 	if strings.TrimSpace(v) == "" {
 		return errors.New(field + " is required")

@@ -16,7 +16,7 @@ import (
 	"podium/engine"
 )
 
-// Exports (SPEC §4). Rows are copied out of the state under the read lock and encoded
+// Exports (docs/behaviour.md#admin-operations). Rows are copied out of the state under the read lock and encoded
 // after it is released, so a large export never holds the engine up.
 
 // Column headers of the exports.

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// garbageNoBody lists the write routes that take no body (SPEC §1: they ignore one), by
+// garbageNoBody lists the write routes that take no body (docs/behaviour.md#conventions: they ignore one), by
 // "METHOD path" as registered. Garbage sent to them must still never cause a 5xx, and
 // an oversize body is still 413, but they may succeed and change the state. Routes of
 // the seed API that other files add are listed here already.

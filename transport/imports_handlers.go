@@ -8,7 +8,7 @@ import (
 	"podium/engine"
 )
 
-// routesImportExport registers CSV and submission imports, exports, QR and email (SPEC §4, §10).
+// routesImportExport registers CSV and submission imports, exports, QR and email (docs/behaviour.md#admin-operations, #email).
 func (s *Server) routesImportExport(r fiber.Router) {
 	r.Post("/judge/csv", s.adminAuth, s.importJudges)
 	r.Post("/project/csv", s.adminAuth, s.importProjects)

@@ -53,7 +53,7 @@ func (s *Server) newJudge(c *fiber.Ctx) error {
 	res, err := s.submit(c, &engine.CreateJudges{
 		Judges: []engine.NewJudge{{Name: *req.Name, Email: *req.Email, Notes: req.Notes, Track: req.Track}},
 		Codes:  newLoginCodes(1),
-		// A duplicate email conflicts with current state (SPEC §1): 409.
+		// A duplicate email conflicts with current state (docs/behaviour.md#conventions): 409.
 		DuplicateIsConflict: true,
 		Mail:                !req.NoSend,
 	})

@@ -27,7 +27,7 @@ func (s *Server) routesJudgingEarly(r fiber.Router) {
 	r.Post("/judge/welcome", s.judgeAuth, s.setWelcome)
 }
 
-// routesJudging registers the judge-facing project routes (SPEC §5). They come after
+// routesJudging registers the judge-facing project routes (docs/behaviour.md#judging-flow). They come after
 // routesProjects so that GET /project/list and other /project/<word> routes match first;
 // /project/count precedes /project/:id.
 func (s *Server) routesJudging(r fiber.Router) {

@@ -12,7 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// Tests for what Jury's own web client needs from Podium (SPEC preamble, §1–§3, §5).
+// Tests for what Jury's own web client needs from Podium (docs/jury-client.md; docs/behaviour.md#conventions, #authentication, #resources, #judging-flow).
 
 // judgeCookieOf returns the cookies named podium_judge and token that resp sets.
 func judgeCookieOf(t *testing.T, resp *http.Response) (judge, old *http.Cookie) {

@@ -12,7 +12,7 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// Staying up (SPEC §11): the accept loop never ends because the process ran out of file
+// Staying up (docs/behaviour.md#operations): the accept loop never ends because the process ran out of file
 // descriptors (fasthttp's own loop returns on the first EMFILE, and the server would stop
 // with nothing wrong), and a client that stops reading cannot hold a response writer
 // forever.

@@ -14,7 +14,7 @@ import (
 
 // GET /api/project/list/public needs no auth and is large (22 MB at 10,000 projects
 // with long descriptions), so it is encoded once per change of the listing, like the
-// content API (SPEC §9, §11): every request shares one body, gzip variant and ETag, and
+// content API (docs/behaviour.md#public-content-api, #operations): every request shares one body, gzip variant and ETag, and
 // If-None-Match gets a 304.
 
 // publicListMaxAge bounds how long a body is trusted without a rebuild. The listing's

@@ -11,7 +11,7 @@ import (
 	"podium/engine"
 )
 
-// QR self-signup (SPEC §4). The admin generates a secret (general or per track); the
+// QR self-signup (docs/behaviour.md#admin-operations). The admin generates a secret (general or per track); the
 // join link carrying it is shown as a QR code; whoever scans it can create a judge.
 
 func (s *Server) routesQR(r fiber.Router) {

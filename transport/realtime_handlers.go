@@ -47,7 +47,7 @@ type wsPeer struct {
 	ip string
 }
 
-// routesRealtime registers the websocket endpoint (SPEC §7) and metrics.
+// routesRealtime registers the websocket endpoint (docs/behaviour.md#realtime) and metrics.
 func (s *Server) routesRealtime(r fiber.Router) {
 	rt := &s.ext.realtime
 	if rt.metrics != nil {
@@ -137,7 +137,7 @@ func (s *Server) wsUpgrade(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-// originAllowed implements SPEC §7: no Origin header, the server's own origin (that of
+// originAllowed implements docs/behaviour.md#realtime: no Origin header, the server's own origin (that of
 // PUBLIC_URL when set, else the request's scheme and Host), or one of CORS_ORIGINS.
 func (s *Server) originAllowed(c *fiber.Ctx) bool {
 	origin := c.Get(fiber.HeaderOrigin)
@@ -164,7 +164,7 @@ func (s *Server) originAllowed(c *fiber.Ctx) bool {
 }
 
 // requestOrigin is the origin the client reached: scheme and Host of the request, or of
-// X-Forwarded-Proto/-Host when the peer is a trusted proxy (SPEC §2; Fiber's Hostname and
+// X-Forwarded-Proto/-Host when the peer is a trusted proxy (docs/behaviour.md#authentication; Fiber's Hostname and
 // Protocol believe those headers from anyone).
 func (s *Server) requestOrigin(c *fiber.Ctx) string {
 	scheme := "http"

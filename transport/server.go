@@ -34,7 +34,7 @@ type Node interface {
 	SetEventSink(fn func([]engine.Event))
 }
 
-// Config is the server's configuration (SPEC §11).
+// Config is the server's configuration (docs/behaviour.md#operations).
 type Config struct {
 	DataDir          string
 	AdminPassword    string
@@ -45,7 +45,7 @@ type Config struct {
 	MaxWSConnections int
 	// MaxWSPerIP caps the websockets of one client IP (admins excepted); default 500.
 	MaxWSPerIP int
-	// JudgeWritesPerSec limits each judge's writes (SPEC §11); default 10.
+	// JudgeWritesPerSec limits each judge's writes (docs/behaviour.md#operations); default 10.
 	JudgeWritesPerSec int
 	// SecureCookies marks cookies Secure (set when PUBLIC_URL is https or TLS is used).
 	SecureCookies bool
@@ -106,7 +106,7 @@ type Outbox interface {
 // outbox need not wait for its next look.
 func WithOutbox(o Outbox) Option { return func(s *Server) { s.ext.outbox = o } }
 
-// mailQueued tells the outbox that a command queued login-code mails (SPEC §10). The
+// mailQueued tells the outbox that a command queued login-code mails (docs/behaviour.md#email). The
 // mails are already in the state; this only saves the worker's wait for its next look.
 func (s *Server) mailQueued() {
 	if s.ext.outbox != nil {

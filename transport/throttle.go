@@ -11,7 +11,7 @@ import (
 	"podium/engine"
 )
 
-// Throttling beyond the options' per-IP request limits (SPEC §2, §11). The decisions are
+// Throttling beyond the options' per-IP request limits (docs/behaviour.md#authentication, #operations). The decisions are
 // in docs/behaviour.md ("Security and limits"); in short:
 //
 //   - Judge-code logins: at most max_req_per_min (options) per minute per address, IPv6

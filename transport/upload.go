@@ -23,7 +23,7 @@ const (
 	maxUploadField = 4 << 10 // bytes of a field other than "csv" (longer ones are refused)
 )
 
-// bool reads a multipart boolean (SPEC §1): "true" (any case) or "1" is true.
+// bool reads a multipart boolean (docs/behaviour.md#conventions): "true" (any case) or "1" is true.
 func (u *upload) bool(name string) bool {
 	v := strings.TrimSpace(u.fields[name])
 	return v == "1" || strings.EqualFold(v, "true")

@@ -8,7 +8,7 @@ import (
 )
 
 // TestWebClusterCardStandalone: on a single node the dashboard asks for the cluster
-// status once, keeps the cluster card hidden and stops asking (SPEC §8a: the card is
+// status once, keeps the cluster card hidden and stops asking (docs/behaviour.md#cluster: the card is
 // shown only when clustered). The clustered card is exercised against real nodes.
 func TestWebClusterCardStandalone(t *testing.T) {
 	b := startChromium(t)

@@ -302,7 +302,7 @@ func TestWSHello(t *testing.T) {
 
 	// Judge by cookie (podium_judge, or the pre-rename token): current (null) and group.
 	if cookieJudge != "podium_judge" {
-		t.Fatalf("judge cookie is %q, want podium_judge (SPEC §7)", cookieJudge)
+		t.Fatalf("judge cookie is %q, want podium_judge (docs/behaviour.md#realtime)", cookieJudge)
 	}
 	for _, name := range []string{cookieJudge, cookieJudgeOld} {
 		_, m = ts.mustDialWS(cookieHeader(name, token))

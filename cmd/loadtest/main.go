@@ -67,7 +67,7 @@ func (o *options) defineLoadFlags() {
 	cfg := &o.cfg
 	flag.StringVar(&cfg.URL, "url", "", "base URL of a running server (e.g. http://127.0.0.1:8080); a comma list for a cluster spreads the judges over its nodes")
 	flag.StringVar(&o.urls, "urls", "", "same as a comma list in -url: the nodes of a cluster (judges spread round-robin, setup and checks through the first)")
-	flag.IntVar(&cfg.ClusterNodes, "cluster", 0, "with -server: start this many nodes on loopback as one cluster (SPEC §8a) and spread the judges over them")
+	flag.IntVar(&cfg.ClusterNodes, "cluster", 0, "with -server: start this many nodes on loopback as one cluster (docs/behaviour.md#cluster) and spread the judges over them")
 	flag.DurationVar(&o.killLeader, "kill-leader-after", 0, "with -cluster: SIGKILL the leader this long into the measured phase and report the write gap")
 	flag.IntVar(&cfg.KillPID, "kill-pid", 0, "SIGKILL this process -kill-after into the measured phase (e.g. a node of a cluster you started)")
 	flag.DurationVar(&cfg.KillAfter, "kill-after", 10*time.Second, "when to SIGKILL -kill-pid")

@@ -22,7 +22,7 @@ import (
 	"podium/persist/cluster"
 )
 
-// A three-node cluster of real processes on loopback (SPEC §8a guarantees).
+// A three-node cluster of real processes on loopback (docs/behaviour.md#cluster guarantees).
 
 const (
 	clusterSecret = "cluster-test-secret-0123456789abcdef"
@@ -438,7 +438,7 @@ func TestCluster(t *testing.T) {
 				t.Fatalf("write while a follower is stopped: %d %v %s", code, err, b)
 			}
 		}
-		time.Sleep(10 * time.Second) // SPEC §8a: stopped for 10 s
+		time.Sleep(10 * time.Second) // docs/behaviour.md#cluster: stopped for 10 s
 		_ = f.p.cmd.Process.Signal(syscall.SIGCONT)
 		stopped = false
 		took := c.waitConverged(all, 15*time.Second)

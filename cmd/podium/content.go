@@ -15,7 +15,7 @@ import (
 )
 
 // "podium content import <file.json> [data-dir]" loads the bulk content document of
-// SPEC §9 ({schedule, sponsors, faq}) into a data directory while the server is
+// docs/behaviour.md#public-content-api ({schedule, sponsors, faq}) into a data directory while the server is
 // stopped. It goes through the same parsing, validation and journal as
 // PUT /api/admin/content, so the import is atomic and durable. A running server holds
 // the directory's lock; to change its content use PUT /api/admin/content instead.

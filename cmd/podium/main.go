@@ -75,7 +75,7 @@ func usage(w io.Writer) {
 	}
 }
 
-// config is everything read from the environment (SPEC §11); flags may override.
+// config is everything read from the environment (docs/behaviour.md#operations); flags may override.
 type config struct {
 	port        int
 	metricsAddr string
@@ -322,7 +322,7 @@ func serve(args []string) error {
 		log.Info().Str("signal", s.String()).Msg("shutting down")
 	case err := <-serveErr:
 		// Only a signal is a normal end: a listener that stops is a failure, so that a
-		// supervisor restarts the process (SPEC §11).
+		// supervisor restarts the process (docs/behaviour.md#operations).
 		if err == nil {
 			err = errors.New("listener stopped")
 		}
@@ -349,7 +349,7 @@ func serve(args []string) error {
 	return nil
 }
 
-// raiseFileLimit raises the soft limit on open files to the hard limit (SPEC §11: every
+// raiseFileLimit raises the soft limit on open files to the hard limit (docs/behaviour.md#operations: every
 // websocket is a file descriptor).
 func raiseFileLimit(log zerolog.Logger) {
 	var r syscall.Rlimit
@@ -367,7 +367,7 @@ func raiseFileLimit(log zerolog.Logger) {
 	log.Info().Uint64("open_file_limit", r.Cur).Msg("open-file limit")
 }
 
-// closeTimeout bounds the final snapshot and closing the store (SPEC §8).
+// closeTimeout bounds the final snapshot and closing the store (docs/behaviour.md#state-durability-and-recovery).
 const closeTimeout = 10 * time.Second
 
 // closeWithin runs closeFn and gives up after d: Badger retries a final flush that
@@ -400,7 +400,7 @@ func journalFault() func() error {
 }
 
 // recoverClock pauses a clock that was running before the restart when clock_sync is
-// off (SPEC §4): it stops at the last moment the previous run is known to have been up.
+// off (docs/behaviour.md#admin-operations): it stops at the last moment the previous run is known to have been up.
 func recoverClock(node *persist.Node, log zerolog.Logger) {
 	need := false
 	node.Read(func(s *engine.State) { need = s.Options.Clock.Running && !s.Options.ClockSync })

@@ -25,7 +25,7 @@ var raftObserver func() cluster.Observer
 // mailObserver counts the mail outbox's outcomes, passed to worker.NewOutbox.
 var mailObserver worker.MailObserver
 
-// Metrics (SPEC §11): one registry fed by the writer loop, the HTTP server and the
+// Metrics (docs/behaviour.md#operations): one registry fed by the writer loop, the HTTP server and the
 // websocket hub, served at /metrics on the main listener, or only on METRICS_ADDR when
 // that is set.
 func init() {

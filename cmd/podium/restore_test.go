@@ -31,7 +31,7 @@ func (p *proc) snapshotLists() map[string]string {
 	return out
 }
 
-// ratingsCurrent waits until /metrics says no change awaits a ratings fit (SPEC §6a:
+// ratingsCurrent waits until /metrics says no change awaits a ratings fit (docs/behaviour.md#ratings:
 // the fit runs in the background, a second or so after the last change).
 func (p *proc) ratingsCurrent() {
 	p.t.Helper()

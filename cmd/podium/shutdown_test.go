@@ -12,7 +12,7 @@ import (
 )
 
 // TestSIGTERMShutsDownGracefully: SIGTERM stops the server with exit status 0 after
-// writing a snapshot (SPEC §8), so the next start replays no journal record and every
+// writing a snapshot (docs/behaviour.md#state-durability-and-recovery), so the next start replays no journal record and every
 // list endpoint is back byte for byte.
 func TestSIGTERMShutsDownGracefully(t *testing.T) {
 	dir := t.TempDir()

@@ -1,4 +1,4 @@
-// Package fit computes Podium's ratings (SPEC §6a) from an engine.RatingInput copied
+// Package fit computes Podium's ratings (docs/behaviour.md#ratings) from an engine.RatingInput copied
 // under the engine's read lock; the result is the engine.SetRatings command that stores
 // them. It is pure numerics: the standard library only, no clock, no randomness.
 //

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// The wire shapes (SPEC §3) hold only the fields the tools read.
+// The wire shapes (docs/behaviour.md#resources) hold only the fields the tools read.
 
 // Seen is one entry of a judge's seen_projects.
 type Seen struct {

@@ -21,7 +21,7 @@ import (
 )
 
 // Cluster mode of the tool: with ClusterNodes > 0 and a server binary it starts that
-// many Podium nodes on loopback as one cluster (SPEC §8a settings: NODE_ID, RAFT_ADDR,
+// many Podium nodes on loopback as one cluster (docs/behaviour.md#cluster settings: NODE_ID, RAFT_ADDR,
 // CLUSTER_PEERS, CLUSTER_SECRET), spreads the judges over them, and can SIGKILL the
 // leader (or any process by pid) during the measured phase.
 
@@ -233,7 +233,7 @@ func (r *runner) waitLeader(ctx context.Context, nodes []*managedNode, limit tim
 		last = err
 		time.Sleep(100 * time.Millisecond)
 	}
-	return fmt.Errorf("the cluster has no leader with every node ready after %s (last: %v); does the binary support cluster mode (SPEC §8a)?", limit, last)
+	return fmt.Errorf("the cluster has no leader with every node ready after %s (last: %v); does the binary support cluster mode (docs/behaviour.md#cluster)?", limit, last)
 }
 
 // leaderOf asks the live nodes for the leader; nil when none is known.

@@ -46,7 +46,7 @@ type Config struct {
 	Creators    int           // admin goroutines creating projects/judges during crash cycles (default 1)
 
 	// Cluster mode and failure injection (cluster.go).
-	ClusterNodes int           // with ServerBin: start this many nodes as one cluster (SPEC §8a)
+	ClusterNodes int           // with ServerBin: start this many nodes as one cluster (docs/behaviour.md#cluster)
 	KillAfter    time.Duration // SIGKILL a target this long into the measured phase (0: never)
 	KillLeader   bool          // the target is the cluster's leader (needs ClusterNodes)
 	KillPID      int           // the target is this process

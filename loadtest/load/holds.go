@@ -12,7 +12,7 @@ import (
 )
 
 // holdSampler samples the judges' current assignments during the run and looks for a
-// project held by two judges while a free one existed (SPEC §5 step 5).
+// project held by two judges while a free one existed (docs/behaviour.md#judging-flow step 5).
 //
 // Method: GET /api/judge/list is one consistent snapshot (the server copies it under its
 // read lock). For every project that two or more active judges hold in a snapshot, the

@@ -27,7 +27,7 @@ type MemberStatus struct {
 	LastContactMS int64  `json:"last_contact_ms"`
 }
 
-// Status is the answer of GET /api/admin/cluster (SPEC §8a).
+// Status is the answer of GET /api/admin/cluster (docs/behaviour.md#cluster).
 type Status struct {
 	NodeID       string         `json:"node_id,omitempty"`
 	State        string         `json:"state"`

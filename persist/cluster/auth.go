@@ -18,7 +18,7 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// Raft connections are authenticated before raft sees a byte (SPEC §8a). The dialer
+// Raft connections are authenticated before raft sees a byte (docs/behaviour.md#cluster). The dialer
 // sends a magic and its nonce; the listener answers with its own nonce and a MAC that
 // proves it knows the secret; the dialer answers with its MAC. Each MAC covers both
 // fresh nonces and the side that made it, so no answer can be replayed or reflected.

@@ -16,7 +16,7 @@ type Peer struct {
 	HTTPURL  string
 }
 
-// Config holds the settings of SPEC §8a.
+// Config holds the settings of docs/behaviour.md#cluster.
 type Config struct {
 	NodeID        string
 	RaftAddr      string // listen address

@@ -19,7 +19,7 @@ import (
 	"podium/persist"
 )
 
-// Followers forward changes to the leader over the members' HTTP URLs (SPEC §8a):
+// Followers forward changes to the leader over the members' HTTP URLs (docs/behaviour.md#cluster):
 // POST <leader>/api/cluster/forward with the entry (command, actor, request id) and a
 // header X-Podium-Cluster: <unix ms>.<hex HMAC-SHA256(secret, "fwd\n" ms "\n" body)>.
 // The leader answers once the entry is committed and applied there.

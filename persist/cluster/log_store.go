@@ -12,7 +12,7 @@ import (
 	"podium/persist/journal"
 )
 
-// journalLog is raft's LogStore on Podium's journal (§8): every StoreLogs call is one
+// journalLog is raft's LogStore on Podium's journal (docs/behaviour.md#state-durability-and-recovery): every StoreLogs call is one
 // append with one fdatasync, so raft's batches keep the group commit, and the journal's
 // framing gives a cluster node the same torn-tail and corruption rules as a single node.
 //

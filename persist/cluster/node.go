@@ -29,7 +29,7 @@ import (
 // (transport answers 503 with Retry-After: 1).
 var ErrNoLeader = engine.ErrNoLeader
 
-// Observer receives the raft measurements of SPEC §8a (implemented by package
+// Observer receives the raft measurements of docs/behaviour.md#cluster (implemented by package
 // metrics).
 type Observer interface {
 	RaftState(state string)
@@ -45,7 +45,7 @@ func (nopObserver) LeaderChanged()             {}
 func (nopObserver) RaftIndexes(uint64, uint64) {}
 func (nopObserver) Forwarded(string)           {}
 
-// leaderWait is how long a change waits for a leader before 503 (SPEC §8a).
+// leaderWait is how long a change waits for a leader before 503 (docs/behaviour.md#cluster).
 const leaderWait = 5 * time.Second
 
 // localApplyWait bounds how long a node waits to apply a change the leader committed.

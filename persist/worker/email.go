@@ -16,11 +16,11 @@ import (
 	"podium/engine"
 )
 
-// Judge emails (SPEC §10). Requests record mails in the state (CreateJudges.Mail,
+// Judge emails (docs/behaviour.md#email). Requests record mails in the state (CreateJudges.Mail,
 // QueueMail); the outbox (outbox.go) sends them from its own goroutine on the leader;
 // nothing here blocks a request or the engine.
 
-// SMTPConfig holds the mail settings of SPEC §10.
+// SMTPConfig holds the mail settings of docs/behaviour.md#email.
 type SMTPConfig struct {
 	Host     string
 	Port     int // 587 when 0
@@ -37,7 +37,7 @@ type MailObserver interface {
 	EmailFailed()
 	EmailSkipped()
 	// EmailUnknown: claimed by an outbox that stopped leading before it recorded the
-	// outcome; not sent again on its own (SPEC §8a).
+	// outcome; not sent again on its own (docs/behaviour.md#cluster).
 	EmailUnknown()
 }
 

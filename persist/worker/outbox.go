@@ -36,7 +36,7 @@ type OutboxNode interface {
 }
 
 // outboxLeader is implemented by nodes that can be cluster followers (persist.Node): the
-// outbox works only while LeadsDuties is true (SPEC §8a). A node without it always leads.
+// outbox works only while LeadsDuties is true (docs/behaviour.md#cluster). A node without it always leads.
 type outboxLeader interface {
 	LeadsDuties() bool
 }
@@ -179,7 +179,7 @@ func (o *Outbox) work() {
 }
 
 // reportUnknown marks mails whose outcome is unknown: claimed by an outbox that no
-// longer leads, or cut off after the message was handed over (SPEC §8a: never sent
+// longer leads, or cut off after the message was handed over (docs/behaviour.md#cluster: never sent
 // twice; the organiser sees them and can resend). reason "" is the engine's default.
 func (o *Outbox) reportUnknown(claims map[engine.ID]string, reason string) bool {
 	ids := make([]engine.ID, 0, len(claims))

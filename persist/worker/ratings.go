@@ -12,7 +12,7 @@ import (
 	"podium/engine/fit"
 )
 
-// The background ratings fit (SPEC §6a). It runs beside the writer: it copies the fit's
+// The background ratings fit (docs/behaviour.md#ratings). It runs beside the writer: it copies the fit's
 // inputs under the read lock, fits without any lock, and submits the result as a
 // journaled command, so assignments that use the ratings replay exactly. It refits once
 // RatingsEvery changes to the inputs (finishes, rankings, stars, hides) have gathered,

@@ -14,7 +14,7 @@ import (
 	"podium/engine"
 )
 
-// The hub pushes events to websocket clients (SPEC §7). It is shaped after NATS's client
+// The hub pushes events to websocket clients (docs/behaviour.md#realtime). It is shaped after NATS's client
 // handling: the hub never blocks on a socket, encodes each message once for every
 // recipient, and disconnects a client that falls 64 deliveries behind. The engine never
 // waits for the hub: events arrive through a buffered channel that drops when full.
@@ -140,7 +140,7 @@ func (h *Hub) Publish(evs []engine.Event) {
 }
 
 // wsAdminRoom is how many admin sockets may open beyond MAX_WS_CONNECTIONS: anonymous
-// and judge sockets can never lock the organisers' dashboards out (SPEC §11).
+// and judge sockets can never lock the organisers' dashboards out (docs/behaviour.md#operations).
 const wsAdminRoom = 64
 
 // admitLocked says why a new connection from ip (an admin or not) cannot open: nil when

@@ -17,7 +17,7 @@ import (
 	"podium/engine"
 )
 
-// A websocket connection after the upgrade (SPEC §7), built for 20,000 mostly idle
+// A websocket connection after the upgrade (docs/behaviour.md#realtime), built for 20,000 mostly idle
 // sockets on two cores. The library (fasthttp/websocket) performs the handshake only;
 // the hub then owns the socket itself:
 //

@@ -1,4 +1,4 @@
-// Cluster card on the dashboard's overview (SPEC §8a): shown only when this node is part
+// Cluster card on the dashboard's overview (docs/behaviour.md#cluster): shown only when this node is part
 // of a cluster (GET /api/admin/cluster answers a state other than "standalone"). It
 // lists the nodes with the leader, whether each is reachable and when the leader last
 // heard from it, and this node's term, commit and applied index, the lag between them

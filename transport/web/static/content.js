@@ -8,7 +8,7 @@ import { dialog, onSocket, whenShown } from './dialog.js';
 
 const KINDS = ['schedule', 'sponsors', 'faq'];
 const LOGO_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/svg+xml'];
-const MAX_LOGO = 1024 * 1024; // bytes, decoded (SPEC §9)
+const MAX_LOGO = 1024 * 1024; // bytes, decoded (docs/behaviour.md#public-content-api)
 const TIERS = ['Platinum', 'Gold', 'Silver', 'Bronze', 'Partner', 'Community'];
 
 const C = { schedule: [], sponsors: [], faq: [], loaded: false };

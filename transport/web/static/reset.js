@@ -1,4 +1,4 @@
-// Reset in the dashboard (SPEC §4 Reset): pick what to clear, read what that means, type
+// Reset in the dashboard (docs/behaviour.md#resets): pick what to clear, read what that means, type
 // RESET, and get the backup the server wrote just before, with its download link and
 // the command that restores it.
 import { api, h, $, toast } from './lib.js';

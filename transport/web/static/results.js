@@ -1,4 +1,4 @@
-// Results tab of the admin dashboard (SPEC §6a): the ranking by rating with its
+// Results tab of the admin dashboard (docs/behaviour.md#ratings): the ranking by rating with its
 // uncertainty, per-track winners, how settled the top is, and the judges by reliability
 // with a one-click hide. It refetches when the websocket says judging data changed.
 import { api, h, $, LiveSocket, throttle, toast } from '/static/lib.js';
