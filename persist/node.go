@@ -479,8 +479,3 @@ func (n *Node) Close() error {
 	})
 	return err
 }
-
-// InjectJournalFault makes every later journal write fail with the error fn returns
-// (nil fn removes the fault). It exists for fault-injection tests of the read-only mode
-// (transport's) and is never used by the server itself.
-func (n *Node) InjectJournalFault(fn func() error) { n.j.SetFault(fn) }

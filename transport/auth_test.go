@@ -208,7 +208,7 @@ func TestMalformedAndUnknownRoutes(t *testing.T) {
 func TestStorageFailureMakesServerReadOnly(t *testing.T) {
 	ts := startServer(t)
 	ts.addProject("Before", "")
-	ts.Node.InjectJournalFault(func() error { return errors.New("no space left on device") })
+	ts.failJournal(errors.New("no space left on device"))
 	code, body := ts.do("POST", "/api/project/new", map[string]string{"name": "During"}, asAdmin)
 	if code != 503 {
 		t.Fatalf("write during storage failure: %d %s", code, body)

@@ -866,7 +866,7 @@ func TestConformanceBackupRoutes(t *testing.T) {
 		}
 	}
 	ts.must(200, "POST", "/api/admin/clock/backup", nil, asAdmin, nil)
-	ts.Node.InjectJournalFault(func() error { return errors.New("no space left on device") })
+	ts.failJournal(errors.New("no space left on device"))
 	ts.must(503, "POST", "/api/project/new", map[string]string{"name": "During"}, asAdmin, nil)
 	if ps := ts.projects(); len(ps) != 1 {
 		t.Fatalf("the refused project is visible: %+v", ps)

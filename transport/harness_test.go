@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +29,9 @@ type testServer struct {
 	Srv  *Server
 	ln   net.Listener
 	ws   *wsCount // websocket connections registered with the hub
+	// fault, when it holds a function, fails every journal write with its error (a full
+	// or failing disk; failJournal).
+	fault *atomic.Pointer[func() error]
 }
 
 // startServer starts a server on a fresh t.TempDir(); it stops at the end of the test.
@@ -40,7 +44,13 @@ func startServer(t testing.TB, mods ...func(*Config)) *testServer {
 func startServerIn(t testing.TB, dir string, mods ...func(*Config)) *testServer {
 	t.Helper()
 	log := zerolog.Nop()
-	node, err := persist.Open(dir, persist.Options{Log: log})
+	fault := &atomic.Pointer[func() error]{}
+	node, err := persist.Open(dir, persist.Options{Log: log, JournalFault: func() error {
+		if fn := fault.Load(); fn != nil {
+			return (*fn)()
+		}
+		return nil
+	}})
 	if err != nil {
 		t.Fatalf("open node: %v", err)
 	}
@@ -55,9 +65,15 @@ func startServerIn(t testing.TB, dir string, mods ...func(*Config)) *testServer 
 		t.Fatal(err)
 	}
 	go func() { _ = srv.Listen(ln) }()
-	ts := &testServer{t: t, URL: "http://" + ln.Addr().String(), Dir: dir, Node: node, Srv: srv, ln: ln, ws: count}
+	ts := &testServer{t: t, URL: "http://" + ln.Addr().String(), Dir: dir, Node: node, Srv: srv, ln: ln, ws: count, fault: fault}
 	t.Cleanup(ts.Stop)
 	return ts
+}
+
+// failJournal makes every later journal write fail with err, as a full disk would.
+func (ts *testServer) failJournal(err error) {
+	fn := func() error { return err }
+	ts.fault.Store(&fn)
 }
 
 // Stop shuts the server down and closes the store (safe to call twice).
