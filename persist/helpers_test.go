@@ -3,8 +3,6 @@ package persist
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -36,23 +34,8 @@ func snapKey(id uint64, n int) []byte {
 
 // storePointer reads the current snapshot's pointer.
 func storePointer(st *store.Store) (store.Pointer, bool, error) {
-	var p store.Pointer
-	found := false
-	err := st.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(keySnapPointer)
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		found = true
-		return item.Value(func(v []byte) error { return json.Unmarshal(v, &p) })
-	})
-	if err != nil {
-		return p, false, fmt.Errorf("read snapshot pointer: %w", err)
-	}
-	return p, found, nil
+	_, p, found, err := st.LoadSnapshot()
+	return p, found, err
 }
 
 // snapshotIDs lists the snapshot ids that have chunks in the store.
