@@ -4,14 +4,45 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
 
 	"podium/engine"
+	"podium/persist/worker"
 )
 
 // kickCounter is an Outbox that counts its kicks.
 type kickCounter struct{ n atomic.Int64 }
 
 func (k *kickCounter) Kick() { k.n.Add(1) }
+
+// lateOutbox hands the server's kicks to an outbox started after the server (the outbox
+// needs the server's node).
+type lateOutbox struct{ ob atomic.Pointer[worker.Outbox] }
+
+func (l *lateOutbox) Kick() {
+	if ob := l.ob.Load(); ob != nil {
+		ob.Kick()
+	}
+}
+
+// startServerWithOutbox is startServer with the mail outbox running beside it, as
+// cmd/podium runs it; without SMTP settings every mail is recorded as not sent.
+func startServerWithOutbox(t *testing.T) *testServer {
+	t.Helper()
+	late := &lateOutbox{}
+	ts := startServerOpts(t, nil, WithOutbox(late))
+	ob := worker.NewOutbox(worker.SMTPConfig{}, "", nil, ts.Node, zerolog.Nop())
+	go ob.Run()
+	late.ob.Store(ob)
+	t.Cleanup(func() { // before the server stops (cleanups run last first)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = ob.Stop(ctx)
+	})
+	return ts
+}
 
 // mailOf returns the state of the login-code mail of the judge with that email, as the
 // judge list shows it ("" when the judge has none).

@@ -468,7 +468,7 @@ func TestWebApp(t *testing.T) {
 	})
 
 	t.Run("AdminLive", func(t *testing.T) {
-		ts := startServer(t)
+		ts := startServerWithOutbox(t) // the judge's mail state is shown
 		p1 := ts.addProject("Nebula", "AI")
 		ts.addProject("Orbit", "AI")
 		_, code := ts.addJudge("Live Judge", "live@example.com", "")
