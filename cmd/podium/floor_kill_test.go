@@ -146,6 +146,7 @@ func TestClusterIdempotentAfterLeaderKilled(t *testing.T) {
 	var login struct{ Token string }
 	json.Unmarshal(admin(lead, "POST", "/api/judge/login", map[string]string{"code": judges[0].Code}), &login)
 
+	c.waitConverged(c.nodes, 20*time.Second) // the follower knows the session
 	// The judge's phone talks to a follower: its writes are forwarded with their keys.
 	ws := judgeWrites(t, follower.url(), login.Token)
 	seen, cur := judgeSeen(t, follower.url(), login.Token)
