@@ -113,7 +113,9 @@ func TestIdempotencyKeyOnJudgeWrites(t *testing.T) {
 	if next.code != 200 || next.replayed || !strings.Contains(next.body, `"upcoming":[`) {
 		t.Fatalf("keyed next: %+v", next)
 	}
-	var cur struct{ ProjectID string `json:"project_id"` }
+	var cur struct {
+		ProjectID string `json:"project_id"`
+	}
 	_ = json.Unmarshal([]byte(next.body), &cur)
 	fin := ts.doKeyed("POST", "/api/judge/finish", `{"notes":"good","starred":true}`, tok, "f-1")
 	if fin.code != 200 || fin.body != `{"ok":1}` || fin.replayed {
@@ -287,7 +289,7 @@ func TestConflictsThroughHTTP(t *testing.T) {
 	for file, row := range map[string]string{
 		"judge,project\nada@example.com,Alpha\nnobody@example.com,Beta\n": "row 3",
 		"judge,project\nADA@example.com,Alpha\nbob@example.com,Delta\n":   "row 3",
-		"judge,project\nada@example.com,99\n":                               "row 2",
+		"judge,project\nada@example.com,99\n":                             "row 2",
 	} {
 		code, b := ts.uploadCSV("/api/admin/conflicts/csv", []byte(file), map[string]string{"hasHeader": "1"}, asAdmin)
 		if code != 400 || !strings.Contains(string(b), row) {
@@ -335,7 +337,6 @@ func TestConflictsThroughHTTP(t *testing.T) {
 		t.Fatalf("Ada after the removal: %v", got)
 	}
 }
-
 
 // FuzzConflictsCSV: the conflicts CSV parser never panics, and what it accepts has a
 // judge and a project on every row, numbered as the file numbers them.
