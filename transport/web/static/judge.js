@@ -4,7 +4,7 @@
 import { api, h, $, show, toast, LiveSocket, deliberationOn, groupName } from './lib.js';
 import { S, useJudge, load, save, loadMe, saveMe, storageName } from './store.js';
 import { Outbox } from './queue.js';
-import { loadJudged, renderJudged } from './ranking.js';
+import { acknowledged, loadJudged, renderJudged } from './ranking.js';
 import { nextProject, reconcile, showInner, showStatus, showUndo, updatePausedNotice } from './visit.js';
 
 const views = ['#view-login', '#view-join', '#view-app'].map((s) => $(s));
@@ -225,6 +225,7 @@ function showLoginAgain() {
 }
 
 function onDone(a) {
+  acknowledged(a);
   if (a.kind === 'undo') toast(`Your visit to “${a.meta.project.name}” was taken back.`);
 }
 

@@ -10,33 +10,50 @@ export function setStar(btn, on) {
   btn.querySelector('.star-icon').textContent = on ? '★' : '☆';
 }
 
+// apply changes list (judged-project views, with byId) and returns the ranking as the
+// action a leaves them.
+function apply(v, a) {
+  const id = a.meta.id;
+  if (a.kind === 'finish' && !v.byId.has(id)) {
+    const m = a.meta.project;
+    const p = { project_id: id, name: m.name, location: m.location, notes: a.body.notes, starred: a.body.starred };
+    v.list.push(p);
+    v.byId.set(id, p);
+  } else if (a.kind === 'undo' && v.byId.has(id)) {
+    v.list.splice(v.list.indexOf(v.byId.get(id)), 1);
+    v.byId.delete(id);
+    v.ranking = v.ranking.filter((x) => x !== id);
+  } else if (a.kind === 'rank') {
+    v.ranking = a.body.ranking.slice();
+  } else if (a.kind === 'star' && v.byId.has(id)) {
+    v.byId.get(id).starred = a.body.starred;
+  } else if (a.kind === 'notes' && v.byId.has(id)) {
+    v.byId.get(id).notes = a.body.notes;
+  }
+}
+
+function kept() {
+  const list = load('judged', []);
+  return { list, byId: new Map(list.map((p) => [p.project_id, p])), ranking: load('ranking', []) };
+}
+
 /**
  * judgedView is what the judge has seen and its ranking as they will be once the
  * outbox is sent: the server's last answer with the waiting actions applied in order.
  */
 export function judgedView() {
-  const list = load('judged', []).map((p) => ({ ...p }));
-  const byId = new Map(list.map((p) => [p.project_id, p]));
-  let ranking = load('ranking', []);
-  for (const a of S.outbox.items()) {
-    const id = a.meta.id;
-    if (a.kind === 'finish' && !byId.has(id)) {
-      const m = a.meta.project;
-      const p = { project_id: id, name: m.name, location: m.location, notes: a.body.notes, starred: a.body.starred, pending: true };
-      list.push(p);
-      byId.set(id, p);
-    } else if (a.kind === 'undo' && byId.has(id)) {
-      list.splice(list.indexOf(byId.get(id)), 1);
-      byId.delete(id);
-    } else if (a.kind === 'rank') {
-      ranking = a.body.ranking;
-    } else if (a.kind === 'star' && byId.has(id)) {
-      byId.get(id).starred = a.body.starred;
-    } else if (a.kind === 'notes' && byId.has(id)) {
-      byId.get(id).notes = a.body.notes;
-    }
-  }
-  return { list, byId, ranking: ranking.filter((id) => byId.has(id)) };
+  const v = kept();
+  for (const a of S.outbox.items()) apply(v, a);
+  v.ranking = v.ranking.filter((id) => v.byId.has(id));
+  return v;
+}
+
+/** acknowledged applies an action the server accepted to the phone's copy of its state. */
+export function acknowledged(a) {
+  const v = kept();
+  apply(v, a);
+  save('judged', v.list);
+  save('ranking', v.ranking);
 }
 
 /** loadJudged refreshes the server's copy of the judge's projects (kept for offline). */
