@@ -14,18 +14,18 @@ const (
 type NextResult struct {
 	ProjectID ID
 	Reason    string
+	// Upcoming lists up to 2 more projects the judge would likely get next (not
+	// reserved: docs/behaviour.md#on-the-floor).
+	Upcoming []ID
 }
 
 // PeekNext answers `next` for judge id without changing anything when no command is
-// needed (the judge has a current project, or cannot be given one: steps 1 and 2).
-// final is false when an assignment must be attempted with the JudgeNext command.
+// needed (the judge has no current project and cannot be given one: step 2). final is
+// false when the JudgeNext command must answer (it also lists the upcoming projects).
 func (s *State) PeekNext(id ID) (res NextResult, final bool) {
 	j, ok := s.Judges[id]
-	if !ok {
+	if !ok || !j.Current.IsZero() {
 		return NextResult{}, false
-	}
-	if !j.Current.IsZero() {
-		return NextResult{ProjectID: j.Current}, true
 	}
 	if r := s.nextBlocked(j); r != "" {
 		return NextResult{Reason: r}, true
@@ -175,7 +175,7 @@ type picker struct {
 }
 
 // newPicker starts a pick for j. Step 3: the candidates are the active projects minus
-// the judge's seen and skipped ones. Seen projects are excluded through the judge's
+// the judge's seen, skipped and conflicted ones. Seen projects are excluded through the judge's
 // bitset (no pass over a long seen list per assignment), which the caller must clear
 // from x.pickSeen when done; skipped ones are marked with the pick's epoch.
 func (s *State) newPicker(j *Judge, c *Ctx) picker {
@@ -189,6 +189,11 @@ func (s *State) newPicker(j *Judge, c *Ctx) picker {
 	skipped, _ := x.skipSlotsOf(j)
 	for _, k := range skipped {
 		x.mark[k] = p.ep
+	}
+	for _, id := range s.conflicted[j.ID] { // docs/behaviour.md#on-the-floor
+		if k, ok := x.slotOf[id]; ok {
+			x.mark[k] = p.ep
+		}
 	}
 	if p.track != "" {
 		p.views = o.trackViews(p.track)

@@ -54,7 +54,11 @@ func (s *State) clone() *State {
 	c.AdminSessions = cloneMap(s.AdminSessions)
 	c.Content = s.Content.clone()
 	c.Mail = cloneMap(s.Mail)
+	c.Conflicts = cloneSlice(s.Conflicts)
+	c.Undo = cloneMap(s.Undo)
+	c.Keys = cloneSlice(s.Keys)
 	c.codeIndex, c.tokenIndex, c.locIndex, c.jx, c.tokens = nil, nil, nil, nil, nil
+	c.keys, c.conflicted = nil, nil
 	c.maxLocOK = false
 	return &c
 }

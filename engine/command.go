@@ -53,6 +53,9 @@ type Envelope struct {
 	Seed  uint64 // seed of the command's random stream
 	Actor Actor
 	Cmd   Command
+	// Keyed is the judge write's Idempotency-Key and, once applied, its answer
+	// (idempotency.go); nil without a key.
+	Keyed *Keyed
 }
 
 type envelopeWire struct {
@@ -61,6 +64,7 @@ type envelopeWire struct {
 	Seed  uint64          `json:"s"`
 	Actor Actor           `json:"a"`
 	Data  json.RawMessage `json:"d"`
+	Keyed *Keyed          `json:"i,omitempty"`
 }
 
 // MarshalJSON encodes the envelope with its command kind.
@@ -69,7 +73,7 @@ func (e *Envelope) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(envelopeWire{Kind: e.Cmd.Kind(), Time: e.Time, Seed: e.Seed, Actor: e.Actor, Data: data})
+	return json.Marshal(envelopeWire{Kind: e.Cmd.Kind(), Time: e.Time, Seed: e.Seed, Actor: e.Actor, Data: data, Keyed: e.Keyed})
 }
 
 // UnmarshalJSON decodes an envelope, looking its command kind up in the registry.
@@ -86,7 +90,7 @@ func (e *Envelope) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(w.Data, cmd); err != nil {
 		return fmt.Errorf("command %s: %w", w.Kind, err)
 	}
-	e.Time, e.Seed, e.Actor, e.Cmd = w.Time, w.Seed, w.Actor, cmd
+	e.Time, e.Seed, e.Actor, e.Cmd, e.Keyed = w.Time, w.Seed, w.Actor, cmd, w.Keyed
 	return nil
 }
 

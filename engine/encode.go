@@ -24,9 +24,12 @@ func (s *State) EncodeTo(w io.Writer) error {
 		if !f.IsExported() {
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" {
 			continue
+		}
+		if fv := v.Field(i); opts == "omitempty" && (fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map) && fv.Len() == 0 {
+			continue // as encoding/json omits it
 		}
 		if name == "" {
 			name = f.Name

@@ -56,9 +56,17 @@ func (e *Engine) applyLocked(env *Envelope) (result any, events []Event, err err
 			result, events, err = nil, nil, fmt.Errorf("engine: command %s panicked: %v", env.Cmd.Kind(), r)
 		}
 	}()
+	if env.Keyed != nil {
+		if err := e.s.checkKey(env.Actor.Judge, env.Keyed, env.Time); err != nil {
+			return nil, nil, err
+		}
+	}
 	res, err := env.Cmd.apply(e.s, c)
 	if err != nil {
 		return nil, nil, err
+	}
+	if env.Keyed != nil {
+		e.s.keepKey(env.Actor.Judge, env.Keyed, env.Time, res)
 	}
 	e.s.Applied++
 	if env.Time > e.s.LastTime {

@@ -10,10 +10,11 @@ type ErrorKind int
 
 // The kinds of refusal.
 const (
-	KindInvalid      ErrorKind = iota + 1 // bad input: 400
-	KindUnauthorized                      // bad credentials: 401
-	KindNotFound                          // unknown id: 404
-	KindConflict                          // conflicts with current state: 409
+	KindInvalid       ErrorKind = iota + 1 // bad input: 400
+	KindUnauthorized                       // bad credentials: 401
+	KindNotFound                           // unknown id: 404
+	KindConflict                           // conflicts with current state: 409
+	KindUnprocessable                      // an Idempotency-Key reused for another request: 422
 )
 
 // Error is a refusal with a human-readable message. A refused command changes nothing.

@@ -24,6 +24,7 @@ const (
 	SkipCannotDemo   = "cannot-demo"
 	SkipTooComplex   = "too-complex"
 	SkipOffensive    = "offensive"
+	SkipConflict     = "conflict" // "I know this team" (docs/behaviour.md#on-the-floor)
 	FlagHiddenAbsent = "hidden-absent"
 )
 
@@ -33,7 +34,7 @@ const AbsentLimit = 3
 // ValidSkipReason reports whether r is a reason a judge may skip with.
 func ValidSkipReason(r string) bool {
 	switch r {
-	case SkipBusy, SkipAbsent, SkipCannotDemo, SkipTooComplex, SkipOffensive:
+	case SkipBusy, SkipAbsent, SkipCannotDemo, SkipTooComplex, SkipOffensive, SkipConflict:
 		return true
 	}
 	return false
@@ -82,6 +83,9 @@ func (cmd *JudgeNext) apply(s *State, c *Ctx) (any, error) {
 		return nil, err
 	}
 	res := s.nextFor(j, c)
+	if !res.ProjectID.IsZero() {
+		res.Upcoming = s.upcomingFor(j, c)
+	}
 	s.jd().keep(s)
 	return res, nil
 }
@@ -102,7 +106,7 @@ func (cmd *JudgeSkip) apply(s *State, c *Ctx) (any, error) {
 		return nil, err
 	}
 	if !ValidSkipReason(cmd.Reason) {
-		return nil, invalidf("reason must be one of busy, absent, cannot-demo, too-complex, offensive")
+		return nil, invalidf("reason must be one of busy, absent, cannot-demo, too-complex, offensive, conflict")
 	}
 	p, ok := s.currentProject(j)
 	if !ok {
@@ -115,9 +119,15 @@ func (cmd *JudgeSkip) apply(s *State, c *Ctx) (any, error) {
 	j.CurrentSince = 0
 	j.LastActivity = c.Time
 	x.release(p.ID, j.ID)
-	j.Skipped[p.ID] = cmd.Reason == SkipBusy
-	x.skipsChanged(j)
-	if cmd.Reason != SkipBusy && cmd.Reason != SkipAbsent && !containsID(j.Flagged, p.ID) {
+	if cmd.Reason == SkipConflict {
+		// A conflict, not a skip: it excludes the project until an admin removes it,
+		// and its flag counts against nothing (docs/behaviour.md#on-the-floor).
+		s.addConflict(c, j, p, ConflictByJudge)
+	} else {
+		j.Skipped[p.ID] = cmd.Reason == SkipBusy
+		x.skipsChanged(j)
+	}
+	if cmd.Reason != SkipBusy && cmd.Reason != SkipAbsent && cmd.Reason != SkipConflict && !containsID(j.Flagged, p.ID) {
 		j.Flagged = append(j.Flagged, p.ID)
 	}
 	s.addFlag(c, Flag{ProjectID: p.ID, JudgeID: j.ID, ProjectName: p.Name, ProjectLocation: p.Location, JudgeName: j.Name, Reason: cmd.Reason})
@@ -207,6 +217,9 @@ type JudgeFinish struct {
 	Judge   ID     `json:"judge"`
 	Notes   string `json:"notes"`
 	Starred bool   `json:"starred"`
+	// Project names the project judged (a visit made offline); zero: the current one
+	// (docs/behaviour.md#on-the-floor).
+	Project ID `json:"project,omitzero"`
 }
 
 // Kind implements Command.
@@ -221,7 +234,7 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 		return nil, err
 	}
 	p, ok := s.currentProject(j)
-	if !ok {
+	if !ok && cmd.Project.IsZero() {
 		return nil, conflictf("no current project")
 	}
 	if s.Options.Deliberation {
@@ -229,10 +242,20 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 	}
 	x := s.jd()
 	x.sync(s)
+	if !cmd.Project.IsZero() && (!ok || p.ID != cmd.Project) {
+		if ok {
+			return nil, conflictf("you were sent to project %s (table %d) meanwhile: finish or skip it first", p.Name, p.Location)
+		}
+		if p, err = s.offlineVisit(j, cmd.Project); err != nil {
+			return nil, err
+		}
+		s.assignTo(j, p, c) // the visit counts as if it had been assigned
+	}
 	if k, ok := x.slotOf[p.ID]; ok && x.hasSeen(j, k) || !ok && j.seenIndex(p.ID) >= 0 {
 		return nil, conflictf("project already judged")
 	}
 	o := &s.Options
+	s.keepUndoPoint(j, p, c)
 
 	j.SeenProjects = append(j.SeenProjects, SeenProject{
 		ProjectID: p.ID, Starred: cmd.Starred, Notes: cmd.Notes, Name: p.Name,

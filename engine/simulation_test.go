@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"reflect"
 	"sort"
 	"testing"
 )
@@ -277,7 +278,7 @@ func simulate(t *testing.T, finishPct int, seed uint64) {
 			t.Fatalf("replay %s: %v", env.Cmd.Kind(), err)
 		}
 		if _, ok := env.Cmd.(*JudgeNext); ok {
-			if got := res.(NextResult); got != assignments[k] {
+			if got := res.(NextResult); !reflect.DeepEqual(got, assignments[k]) {
 				t.Fatalf("replayed next #%d = %+v, want %+v", k, got, assignments[k])
 			}
 			k++

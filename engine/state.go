@@ -37,6 +37,14 @@ type State struct {
 	// and failovers, sent ones are never sent again.
 	Mail map[ID]LoginMail `json:"mail"`
 
+	// Conflicts lists the conflicts of interest, oldest first (conflicts.go); Undo holds
+	// each judge's last finish, which it may take back for a while (undo.go); Keys holds
+	// the answers kept for judge writes with an Idempotency-Key, oldest first
+	// (idempotency.go). All of docs/behaviour.md#on-the-floor.
+	Conflicts []Conflict       `json:"conflicts,omitempty"`
+	Undo      map[ID]UndoPoint `json:"undo,omitempty"`
+	Keys      []KeptAnswer     `json:"keys,omitempty"`
+
 	codeIndex  map[string]ID // login code -> judge
 	tokenIndex map[string]ID // token hash -> judge
 	tokens     *tokenMirror  // the engine's lock-free copy of tokenIndex (tokens.go); nil in copies
@@ -46,6 +54,8 @@ type State struct {
 	jx         *judgingData  // judging flow's derived data (judging_index.go)
 	publicAt   uint64        // version of the public project listing (see PublicListChangedAt)
 	logBuf     []byte        // scratch for building audit lines (Ctx.logStart)
+	keys       *keyIndex     // finds Keys by judge and key (idempotency.go)
+	conflicted map[ID][]ID   // judge -> projects it has a conflict with (conflicts.go)
 }
 
 // PublicListChangedAt is the public project listing's version: it grows whenever a

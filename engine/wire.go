@@ -36,6 +36,13 @@ func (e *Envelope) AppendJSON(b []byte) ([]byte, error) {
 	b = appendID(b, e.Actor.Judge)
 	b = append(b, `},"d":`...)
 	b = a.appendJSON(b)
+	if e.Keyed != nil {
+		k, err := json.Marshal(e.Keyed)
+		if err != nil {
+			return b, err
+		}
+		b = append(append(b, `,"i":`...), k...)
+	}
 	return append(b, '}'), nil
 }
 
@@ -83,6 +90,10 @@ func (cmd *JudgeFinish) appendJSON(b []byte) []byte {
 	b = appendJSONString(b, cmd.Notes)
 	b = append(b, `,"starred":`...)
 	b = strconv.AppendBool(b, cmd.Starred)
+	if !cmd.Project.IsZero() {
+		b = append(b, `,"project":`...)
+		b = appendID(b, cmd.Project)
+	}
 	return append(b, '}')
 }
 

@@ -266,6 +266,14 @@ func (n *Node) Submit(ctx context.Context, actor engine.Actor, cmd engine.Comman
 	return n.submit(ctx, &request{env: NewEnvelope(actor, cmd)})
 }
 
+// SubmitKeyed is Submit for a judge write with an Idempotency-Key: the key and, once
+// applied, the answer are journaled with the command (docs/behaviour.md#on-the-floor).
+func (n *Node) SubmitKeyed(ctx context.Context, actor engine.Actor, cmd engine.Command, k *engine.Keyed) (any, error) {
+	env := NewEnvelope(actor, cmd)
+	env.Keyed = k
+	return n.submit(ctx, &request{env: env})
+}
+
 // SubmitWithBackup is Submit for destructive commands (resets): a backup of the state
 // just before the command is written first, and its name returned.
 func (n *Node) SubmitWithBackup(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, string, error) {

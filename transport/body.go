@@ -58,7 +58,7 @@ func bodyPolicy(method, path, contentType string) (limit int, deferred bool) {
 	case (method == fiber.MethodPut || method == fiber.MethodPost) && strings.HasPrefix(p, "/api/admin/content/"):
 		return maxContentItemBody, true
 	case method == fiber.MethodPost && strings.HasPrefix(strings.ToLower(contentType), fiber.MIMEMultipartForm) && (p == "/api/judge/csv" || p == "/api/project/csv" ||
-		p == "/api/project/submissions" || p == "/api/project/devpost"):
+		p == "/api/project/submissions" || p == "/api/project/devpost" || p == "/api/admin/conflicts/csv"):
 		return maxMultipartBody, true
 	case method == fiber.MethodPost && p == "/api/cluster/forward":
 		// Cluster nodes only, authenticated by an HMAC over the body: a forwarded command

@@ -21,7 +21,7 @@ import (
 
 // Column headers of the exports.
 var (
-	judgesHeader   = []string{"Name", "Email", "Code", "Track", "Group", "Active", "ReadWelcome", "Seen", "Notes", "LastActivity", "Flagged", "Reliability"}
+	judgesHeader   = []string{"Name", "Email", "Code", "Track", "Group", "Active", "ReadWelcome", "Seen", "Notes", "LastActivity", "Flagged", "Reliability", "Conflicts"}
 	projectsHeader = []string{"Name", "Table", "Group", "Description", "URL", "TryLink", "VideoLink", "ChallengeList", "Seen", "Score", "Stars", "Mu", "Active", "Prioritized", "LastActivity", "Rank", "Rating", "RatingSD", "PTop"}
 	rankingsHeader = []string{"JudgeName", "JudgeCode", "Track", "Ranked", "Unranked"}
 )
@@ -88,7 +88,7 @@ func (s *Server) exportJudges(c *fiber.Ctx) error {
 				safeCell(j.Name), safeCell(j.Email), j.Code, safeCell(j.Track), exportInt(j.Group),
 				exportBool(j.Active), exportBool(j.ReadWelcome), exportInt(j.Seen), safeCell(j.Notes), exportTime(j.LastActivity),
 				strings.Join(flagged, ", "),
-				exportFloat(j.ReliabilityOf()),
+				exportFloat(j.ReliabilityOf()), exportInt(st.ConflictCount(j.ID)),
 			})
 		}
 	})

@@ -118,7 +118,7 @@ func TestExportJudges(t *testing.T) {
 	ts.must(200, "GET", "/api/judge/list", nil, asAdmin, &list)
 
 	rows := ts.getCSV("/api/admin/export/judges", "judges.csv")
-	sameCells(t, "header", rows[0], []string{"Name", "Email", "Code", "Track", "Group", "Active", "ReadWelcome", "Seen", "Notes", "LastActivity", "Flagged", "Reliability"})
+	sameCells(t, "header", rows[0], []string{"Name", "Email", "Code", "Track", "Group", "Active", "ReadWelcome", "Seen", "Notes", "LastActivity", "Flagged", "Reliability", "Conflicts"})
 	if len(rows) != 1+len(list) {
 		t.Fatalf("%d rows for %d judges", len(rows), len(list))
 	}

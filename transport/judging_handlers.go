@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"encoding/hex"
 	"strconv"
 
 	"github.com/gofiber/fiber/v2"
@@ -13,18 +12,20 @@ import (
 // before routesJudges so that, for example, PUT /judge/welcome is not taken for
 // PUT /judge/:id.
 func (s *Server) routesJudgingEarly(r fiber.Router) {
-	r.Post("/judge/next", s.judgeAuth, s.judgeNext)
-	r.Post("/judge/skip", s.judgeAuth, s.judgeSkip)
-	r.Post("/judge/finish", s.judgeAuth, s.judgeFinish)
-	r.Post("/judge/rank", s.judgeAuth, s.judgeRank)
-	r.Put("/judge/star", s.judgeAuth, s.judgeStarBody)
-	r.Put("/judge/star/:id", s.judgeAuth, s.judgeStar)
-	r.Put("/judge/notes/:id", s.judgeAuth, s.judgeNotes)
+	// Every judge write takes an Idempotency-Key (s.keyed: docs/behaviour.md#on-the-floor).
+	r.Post("/judge/next", s.judgeAuth, s.keyed, s.judgeNext)
+	r.Post("/judge/skip", s.judgeAuth, s.keyed, s.judgeSkip)
+	r.Post("/judge/finish", s.judgeAuth, s.keyed, s.judgeFinish)
+	r.Post("/judge/undo", s.judgeAuth, s.keyed, s.judgeUndo)
+	r.Post("/judge/rank", s.judgeAuth, s.keyed, s.judgeRank)
+	r.Put("/judge/star", s.judgeAuth, s.keyed, s.judgeStarBody)
+	r.Put("/judge/star/:id", s.judgeAuth, s.keyed, s.judgeStar)
+	r.Put("/judge/notes/:id", s.judgeAuth, s.keyed, s.judgeNotes)
 	r.Get("/judge/projects", s.judgeAuth, s.judgedProjects)
 	r.Get("/judge/project/:id", s.judgeAuth, s.judgedProject)
 	r.Get("/judge/welcome", s.judgeAuth, s.getWelcome)
-	r.Put("/judge/welcome", s.judgeAuth, s.setWelcome)
-	r.Post("/judge/welcome", s.judgeAuth, s.setWelcome)
+	r.Put("/judge/welcome", s.judgeAuth, s.keyed, s.setWelcome)
+	r.Post("/judge/welcome", s.judgeAuth, s.keyed, s.setWelcome)
 }
 
 // routesJudging registers the judge-facing project routes (docs/behaviour.md#judging-flow). They come after
@@ -35,27 +36,18 @@ func (s *Server) routesJudging(r fiber.Router) {
 	r.Get("/project/:id", s.judgeAuth, s.projectForJudge)
 }
 
-// nextBody is the answer of POST /api/judge/next: a project id, or a reason and no
-// project_id key at all.
-func nextBody(res engine.NextResult) []byte {
-	if res.Reason != "" {
-		return append(appendJSONString(append(make([]byte, 0, 48), `{"reason":`...), res.Reason), '}')
-	}
-	b := append(make([]byte, 0, 48), `{"project_id":"`...)
-	return append(hex.AppendEncode(b, res.ProjectID[:]), `"}`...)
-}
-
 func (s *Server) judgeNext(c *fiber.Ctx) error {
 	id := judgeID(c)
 	var res engine.NextResult
 	final := false
 	// On a cluster node the local state may lag the leader's log (a judge that moved
 	// here after a failover may have a finish this node has not applied yet), so the
-	// answer always comes from the log; a single node answers a final one locally. It
-	// does not wait for the writer for that: when the writer holds the state, the
-	// command answers the same (at the cost of a journal record), and a judge loop's
-	// next is rarely final.
-	if _, clustered := s.node.(ClusterNode); !clustered {
+	// answer always comes from the log; a single node answers a final one (the judge
+	// can be given nothing) locally, unless the request has an Idempotency-Key (its
+	// answer is kept with the command). It does not wait for the writer for that:
+	// when the writer holds the state, the command answers the same (at the cost of a
+	// journal record), and a judge loop's next is rarely final.
+	if _, clustered := s.node.(ClusterNode); !clustered && keyOf(c) == nil {
 		s.node.TryRead(func(st *engine.State) { res, final = st.PeekNext(id) })
 	}
 	if !final {
@@ -65,7 +57,7 @@ func (s *Server) judgeNext(c *fiber.Ctx) error {
 		}
 		res = out.(engine.NextResult)
 	}
-	return sendJSON(c, nextBody(res))
+	return sendJSON(c, res.AppendJSON(make([]byte, 0, 120)))
 }
 
 type skipReq struct {
@@ -77,7 +69,7 @@ func (r *skipReq) validate() error {
 		return err
 	}
 	if !engine.ValidSkipReason(*r.Reason) {
-		return badRequest("reason must be one of busy, absent, cannot-demo, too-complex, offensive")
+		return badRequest("reason must be one of busy, absent, cannot-demo, too-complex, offensive, conflict")
 	}
 	return nil
 }
@@ -94,8 +86,9 @@ func (s *Server) judgeSkip(c *fiber.Ctx) error {
 }
 
 type finishReq struct {
-	Notes   string `json:"notes"`
-	Starred bool   `json:"starred"`
+	Notes   string  `json:"notes"`
+	Starred bool    `json:"starred"`
+	Project *string `json:"project"` // docs/behaviour.md#on-the-floor
 }
 
 // decodePlain decodes the finish bodies judges send, {"notes":"...","starred":true},
@@ -195,7 +188,22 @@ func (s *Server) judgeFinish(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	return s.submitOK(c, &engine.JudgeFinish{Judge: judgeID(c), Notes: req.Notes, Starred: req.Starred})
+	cmd := &engine.JudgeFinish{Judge: judgeID(c), Notes: req.Notes, Starred: req.Starred}
+	if req.Project != nil {
+		if cmd.Project, err = engine.ParseID(*req.Project); err != nil {
+			return badRequest("project must be a 24-character hex id")
+		}
+	}
+	return s.submitOK(c, cmd)
+}
+
+// judgeUndo takes back the judge's last finish (docs/behaviour.md#on-the-floor).
+func (s *Server) judgeUndo(c *fiber.Ctx) error {
+	res, err := s.submit(c, &engine.JudgeUndo{Judge: judgeID(c)})
+	if err != nil {
+		return err
+	}
+	return sendJSON(c, engine.ReplyBody(res))
 }
 
 type rankReq struct {

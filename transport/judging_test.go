@@ -59,7 +59,7 @@ func TestJudgingNextReasonsAndAssignment(t *testing.T) {
 	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
 	first := nextOf(t, ts, tok)
 	pid, _ := first["project_id"].(string)
-	if pid != ps[0] && pid != ps[1] || len(first) != 1 {
+	if pid != ps[0] && pid != ps[1] || len(first) != 2 || len(first["upcoming"].([]any)) != 1 {
 		t.Fatalf("next: %v", first)
 	}
 	// Asking again returns the same current project.

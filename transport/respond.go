@@ -37,7 +37,10 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 	var he *httpError
 	var ee *engine.Error
 	var fe *fiber.Error
+	var rp *engine.Replayed
 	switch {
+	case errors.As(err, &rp):
+		return sendReplayed(c, rp)
 	case errors.As(err, &he):
 		status, msg = he.status, he.msg
 		if he.retryAfter > 0 {
@@ -54,6 +57,8 @@ func (s *Server) handleError(c *fiber.Ctx, err error) error {
 			status = fiber.StatusNotFound
 		case engine.KindConflict:
 			status = fiber.StatusConflict
+		case engine.KindUnprocessable:
+			status = fiber.StatusUnprocessableEntity
 		}
 	case errors.Is(err, engine.ErrNoLeader):
 		c.Set(fiber.HeaderRetryAfter, "1")
@@ -185,6 +190,9 @@ func parseIDs(items []string) ([]engine.ID, error) {
 
 // submit runs a command for the request's actor.
 func (s *Server) submit(c *fiber.Ctx, cmd engine.Command) (any, error) {
+	if k := keyOf(c); k != nil {
+		return s.node.SubmitKeyed(c.UserContext(), actorOf(c), cmd, k)
+	}
 	return s.node.Submit(c.UserContext(), actorOf(c), cmd)
 }
 

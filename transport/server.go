@@ -22,6 +22,9 @@ import (
 type Node interface {
 	Submit(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, error)
 	SubmitWithBackup(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, string, error)
+	// SubmitKeyed is Submit for a judge write with an Idempotency-Key
+	// (docs/behaviour.md#on-the-floor): the key travels in the command's envelope.
+	SubmitKeyed(ctx context.Context, actor engine.Actor, cmd engine.Command, k *engine.Keyed) (any, error)
 	Read(fn func(s *engine.State))
 	// TryRead runs fn only if it need not wait for the writer, and says whether it did.
 	TryRead(fn func(s *engine.State)) bool
@@ -193,7 +196,7 @@ func (s *Server) routes() {
 		app.Use(cors.New(cors.Config{
 			AllowOrigins:     strings.Join(s.cfg.CORSOrigins, ","),
 			AllowCredentials: true,
-			AllowHeaders:     "Origin, Content-Type, Accept, Authorization, X-API-Key",
+			AllowHeaders:     "Origin, Content-Type, Accept, Authorization, X-API-Key, Idempotency-Key",
 		}))
 	}
 	app.Use(s.bodyGuard)
@@ -211,6 +214,7 @@ func (s *Server) routes() {
 	s.routesAdmin(api)
 	s.routesJudging(api)
 	s.routesImportExport(api)
+	s.routesConflicts(api)
 	s.routesCluster(api)
 	s.routesContent(app)
 	s.routesRealtime(app)

@@ -218,10 +218,18 @@ func (e errRetry) Unwrap() error { return e.err }
 // Submit commits a command through the leader and returns the result this node got
 // when it applied it.
 func (c *Node) Submit(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, error) {
+	return c.SubmitKeyed(ctx, actor, cmd, nil)
+}
+
+// SubmitKeyed is Submit for a judge write with an Idempotency-Key (k; nil: none): the
+// key travels in the log entry, forwarded to the leader with it, and every node keeps
+// the answer when it applies the entry (docs/behaviour.md#on-the-floor).
+func (c *Node) SubmitKeyed(ctx context.Context, actor engine.Actor, cmd engine.Command, k *engine.Keyed) (any, error) {
 	if c.closing.Load() {
 		return nil, persist.ErrClosed
 	}
 	env := persist.NewEnvelope(actor, cmd)
+	env.Keyed = k
 	id := newRequestID()
 	w := c.fsm.addWaiter(id)
 	defer c.fsm.dropWaiter(id)
