@@ -52,7 +52,7 @@ const STATUS = {
   deliberation: ['⚖', 'Deliberation', 'Judging is closed while the organisers deliberate. You can still edit your notes under My projects.'],
   done: ['🎉', 'All done!', 'There are no more projects for you right now. Thank you! Check My projects to rank what you saw.'],
   inactive: ['⛔', 'Your account is paused', 'An organiser has paused your judging. Please talk to them.'],
-  offline: ['📶', 'Waiting for the connection', 'Everything you did is kept on this phone. Your next project comes as soon as the phone reaches the server again.'],
+  offline: ['⇅', 'Waiting for the connection', 'Everything you did is kept on this phone. Your next project comes as soon as the phone reaches the server again.'],
   error: ['⚠', 'Something went wrong', ''],
 };
 
