@@ -293,6 +293,34 @@ func TestWebJudgeOffline(t *testing.T) {
 		}
 	})
 
+	t.Run("RefusedShown", func(t *testing.T) {
+		ts, jid, code := floorServer(t)
+		ctx := b.tab(t)
+		run(t, ctx, "phone size", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+		openJudgeApp(t, ctx, ts, code)
+		run(t, ctx, "network off", setOffline(true))
+		first := judgeVisit(t, ctx, false)
+		waitJS(t, ctx, "an upcoming project", `!document.querySelector('#view-project').hidden`)
+		second := evalJS[string](t, ctx, `document.querySelector('#project-name').textContent`)
+		// The organisers hide the project the judge walked on to, while it is offline.
+		for _, p := range ts.projectList() {
+			if p.Name == second {
+				ts.must(200, "PUT", "/api/project/hide/"+p.ID, nil, asAdmin, nil)
+			}
+		}
+		judgeVisit(t, ctx, false)
+		run(t, ctx, "network on", setOffline(false))
+		waitJS(t, ctx, "all sent", `document.querySelector('#sync').textContent === '✓ All saved'`)
+		waitJS(t, ctx, "refusal shown", fmt.Sprintf(`(() => { const r = document.querySelector('#refused'); return !r.hidden && r.textContent.includes(%s) && r.textContent.includes(%s); })()`, jsq("“"+second+"”"), jsq("notes on "+second)))
+		b.shot(t, ctx, "judge-refused")
+		st := readFloorState(ts, jid)
+		if st.JudgeSeen != 1 || !slices.Equal(st.Seen, []string{first}) || !slices.Equal(st.Ranking, []string{first}) {
+			t.Errorf("after the refused visit: %+v, want only %s seen and ranked", st, first)
+		}
+		run(t, ctx, "dismiss", chromedp.Click(chromedp.CSS("#refused button")))
+		waitJS(t, ctx, "refusal dismissed", `document.querySelector('#refused').hidden`)
+	})
+
 	t.Run("Undo", func(t *testing.T) {
 		ts, jid, code := floorServer(t)
 		ctx := b.tab(t)

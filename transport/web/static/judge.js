@@ -235,6 +235,11 @@ function onRefused(a, status, message) {
   if (a.kind === 'finish') {
     const id = a.meta.id;
     S.outbox.rewrite('rank', (b) => ({ ranking: b.ranking.filter((x) => x !== id) }));
+    const u = load('undo', null);
+    if (u && u.key === a.key) {
+      save('undo', undefined); // nothing left to undo
+      showUndo();
+    }
   }
   const list = load('refused', []);
   list.push({ label: a.meta.label || a.kind, message, notes: a.kind === 'finish' ? a.body.notes : '', at: Date.now() });

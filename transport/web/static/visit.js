@@ -317,7 +317,7 @@ $('#finish-form').addEventListener('submit', async (ev) => {
   save('undo', { project: describe(p), notes, starred, local: v.local, key: fin.key, until: Date.now() + UNDO_MS });
   S.project = null;
   renderJudged();
-  toast(`Saved “${p.name}” as your #${at + 1}.`);
+  toast(`“${p.name}” placed as your #${at + 1}.`);
   await nextProject();
   showUndo();
 });
