@@ -349,6 +349,48 @@ func TestWebJudgeOffline(t *testing.T) {
 		}
 	})
 
+	t.Run("RankingNames", func(t *testing.T) {
+		ts := startServer(t)
+		long := []string{"Telemetryscope Dashboard for Hospital Logistics", "Wayfinding Companion for Blind Commuters"}
+		for _, n := range long {
+			ts.addProject(n, "")
+		}
+		_, code := ts.addJudge("Nia", "nia@example.com", "")
+		tok := ts.login(code)
+		ts.must(200, "PUT", "/api/judge/welcome", nil, asJudge(tok), nil)
+		ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
+		var ids []any
+		for range long {
+			var nx struct {
+				ProjectID string `json:"project_id"`
+			}
+			ts.must(200, "POST", "/api/judge/next", nil, asJudge(tok), &nx)
+			ts.must(200, "POST", "/api/judge/finish", map[string]any{"notes": "", "starred": false}, asJudge(tok), nil)
+			ids = append(ids, nx.ProjectID)
+		}
+		ts.must(200, "POST", "/api/judge/rank", map[string]any{"ranking": ids}, asJudge(tok), nil)
+		ctx := b.tab(t)
+		run(t, ctx, "open list", chromedp.Navigate(ts.URL+"/?code="+code), chromedp.WaitVisible(chromedp.CSS("#nav-list")), chromedp.Click(chromedp.CSS("#nav-list")))
+		waitJS(t, ctx, "two ranked", `document.querySelectorAll('#ranked > li').length === 2`)
+		// Each word of a name sits on one line (its pieces share one top).
+		broken := `(() => { const bad = []; for (const el of document.querySelectorAll('#ranked .name')) {
+			const tn = el.firstChild; let i = 0;
+			for (const w of tn.textContent.split(' ')) { const r = document.createRange(); r.setStart(tn, i); r.setEnd(tn, i + w.length);
+				if (new Set([...r.getClientRects()].map(x => Math.round(x.top))).size > 1) bad.push(w); i += w.length + 1; } }
+			return bad; })()`
+		for _, w := range []int64{320, 390, 768, 1400} {
+			run(t, ctx, "resize", chromedp.EmulateViewport(w, 900, chromedp.EmulateMobile))
+			waitJS(t, ctx, "layout", fmt.Sprintf("window.innerWidth === %d", w))
+			if bad := evalJS[[]string](t, ctx, broken); len(bad) > 0 {
+				t.Errorf("at %d px these words break mid-word: %v", w, bad)
+			}
+			if sw := evalJS[int64](t, ctx, "document.documentElement.scrollWidth"); sw > w {
+				t.Errorf("at %d px the page is %d px wide", w, sw)
+			}
+		}
+		b.shot(t, ctx, "judge-ranking-long-names")
+	})
+
 	t.Run("ConflictSkip", func(t *testing.T) {
 		ts, _, code := floorServer(t)
 		ctx := b.tab(t)
