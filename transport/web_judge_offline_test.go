@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -113,6 +115,23 @@ func setOffline(off bool) chromedp.Action[chromedp.Void] {
 		_, err := cdp.Call(ctx, t, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: off, DownloadThroughput: -1, UploadThroughput: -1})
 		return err
 	})
+}
+
+// shotAt saves a screenshot at one size (a laptop at 1400×900, say) and goes back to
+// the phone.
+func (b *webBrowser) shotAt(t *testing.T, ctx context.Context, name string, w, h int64) {
+	t.Helper()
+	run(t, ctx, "resize", chromedp.EmulateViewport(w, h))
+	waitJS(t, ctx, "layout", fmt.Sprintf("window.innerWidth === %d", w))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b.shots, fmt.Sprintf("%s-%d.png", name, w)), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, "phone size", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	waitJS(t, ctx, "layout", "window.innerWidth === 390")
 }
 
 // floorPrefs is how the test judge likes the projects, best first; it answers every
@@ -269,6 +288,7 @@ func TestWebJudgeOffline(t *testing.T) {
 		first := judgeVisit(t, ctx, false)
 		waitJS(t, ctx, "queued", `/^[0-9]+ actions? waiting to send$/.test(document.querySelector('#sync').textContent)`)
 		b.shot(t, ctx, "judge-offline-queued")
+		b.shotAt(t, ctx, "judge-offline-queued", 1400, 900)
 		second := judgeVisit(t, ctx, false) // at an upcoming project: the server never assigned it
 		third := judgeVisit(t, ctx, true)   // reloaded offline halfway: the app opens from the service worker
 		if first == second || second == third || first == third {
@@ -277,6 +297,7 @@ func TestWebJudgeOffline(t *testing.T) {
 		waitJS(t, ctx, "waiting for the connection", `!document.querySelector('#view-status').hidden && document.querySelector('#status-title').textContent === 'Waiting for the connection'`)
 		n := evalJS[string](t, ctx, `document.querySelector('#sync').textContent`)
 		b.shot(t, ctx, "judge-offline-waiting")
+		b.shotAt(t, ctx, "judge-offline-waiting", 1400, 900)
 		if st := readFloorState(ts, jid); st.JudgeSeen != 0 {
 			t.Fatalf("the server saw %d visits while the phone was offline", st.JudgeSeen)
 		}
@@ -287,7 +308,7 @@ func TestWebJudgeOffline(t *testing.T) {
 		run(t, ctx, "network on", setOffline(false))
 		waitJS(t, ctx, "all saved", `document.querySelector('#sync').textContent === '✓ All saved'`)
 		waitJS(t, ctx, "all done", `!document.querySelector('#view-status').hidden && document.querySelector('#status-title').textContent === 'All done!'`)
-		b.shot(t, ctx, "judge-back-online")
+		b.shotAt(t, ctx, "judge-back-online", 1400, 900)
 		if got := readFloorState(ts, jid); !reflect.DeepEqual(got, online) {
 			t.Errorf("after the network came back the server holds\n%+v; the same actions online gave\n%+v", got, online)
 		}
