@@ -282,6 +282,9 @@ function eventTitle(gi) {
   $('#event-name').textContent = gi.event_name;
 }
 
+// The event's name shows on the login page too.
+api('GET', '/api/group-info').then(eventTitle, () => {});
+
 function onMessage(type, d) {
   switch (type) {
     case 'hello':
