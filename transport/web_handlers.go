@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -37,6 +38,8 @@ var webContentTypes = map[string]string{
 	".png":  "image/png",
 	".ico":  "image/x-icon",
 	".json": "application/json",
+	// The judge app's manifest (docs/behaviour.md#judge-app).
+	".webmanifest": "application/manifest+json",
 }
 
 // webCSP keeps the pages to their own scripts and styles: user-supplied text is only
@@ -68,18 +71,52 @@ func loadWebAssets() map[string]*webAsset {
 	return out
 }
 
-// routesWeb registers the embedded web app: the judge app at / and /join, the admin
-// dashboard at /admin, the expo display at /expo and their files under /static/.
+// swBuildMark is the placeholder in sw.js that becomes the build's id.
+const swBuildMark = "__PODIUM_BUILD__"
+
+// stampServiceWorker writes the build's id (a hash of every other embedded file) into
+// the service worker, so that any change to the app gives a new worker with a new cache
+// and the phones drop the old app shell (docs/behaviour.md#judge-app).
+func stampServiceWorker(assets map[string]*webAsset) {
+	sw := assets["static/sw.js"]
+	names := make([]string, 0, len(assets))
+	for n := range assets {
+		if n != "static/sw.js" {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	h := sha256.New()
+	for _, n := range names {
+		h.Write([]byte(n + " " + assets[n].etag + "\n"))
+	}
+	body := bytes.ReplaceAll(sw.body, []byte(swBuildMark), []byte(hex.EncodeToString(h.Sum(nil)[:8])))
+	sum := sha256.Sum256(body)
+	assets["static/sw.js"] = &webAsset{body: body, gz: gzipped(body), ctype: sw.ctype, etag: `W/"` + hex.EncodeToString(sum[:8]) + `"`}
+}
+
+// routesWeb registers the embedded web app: the judge app at / and /join with its
+// service worker and manifest, the admin dashboard at /admin, the expo display at /expo
+// and their files under /static/.
 func (s *Server) routesWeb(r fiber.Router) {
 	assets := loadWebAssets()
+	stampServiceWorker(assets)
 	page := func(name string) fiber.Handler {
 		a := assets[name]
 		return func(c *fiber.Ctx) error { return sendAsset(c, a, true) }
+	}
+	file := func(name string) fiber.Handler {
+		a := assets[name]
+		return func(c *fiber.Ctx) error { return sendAsset(c, a, false) }
 	}
 	r.Get("/", page("judge.html"))
 	r.Get("/join", page("judge.html"))
 	r.Get("/admin", page("admin.html"))
 	r.Get("/expo", page("expo.html"))
+	// At the root so that its scope covers the judge app; no-cache like every file, so
+	// the browser revalidates it on each visit and a new build replaces the old.
+	r.Get("/sw.js", file("static/sw.js"))
+	r.Get("/manifest.webmanifest", file("manifest.webmanifest"))
 	r.Get("/static/*", func(c *fiber.Ctx) error {
 		name := c.Params("*")
 		a, found := assets["static/"+name]

@@ -350,6 +350,10 @@ func TestWebApp(t *testing.T) {
 		run(t, ctx, "submit skip", chromedp.Click(chromedp.CSS("#skip-submit")))
 		waitJS(t, ctx, "third project", fmt.Sprintf(`(() => { const n = document.querySelector('#project-name').textContent; return ![%s, %s].includes(n) && !document.querySelector('#view-project').hidden; })()`, jsq(first), jsq(second)))
 		run(t, ctx, "finish third", chromedp.Click(chromedp.CSS("#btn-done")), chromedp.Click(chromedp.CSS("#finish-submit")))
+		// Placement on submit: one comparison with the first project places the third.
+		run(t, ctx, "placement", chromedp.WaitVisible(chromedp.CSS("#place-form")))
+		b.shot(t, ctx, "judge-placement")
+		run(t, ctx, "third is better", chromedp.Click(chromedp.CSS("#place-new")))
 		waitJS(t, ctx, "all done", `!document.querySelector('#view-status').hidden && document.querySelector('#status-title').textContent === 'All done!'`)
 		b.shot(t, ctx, "judge-done")
 
@@ -373,12 +377,13 @@ func TestWebApp(t *testing.T) {
 		})
 		waitJS(t, actx, "flag list empty", `document.querySelector('#flag-count').textContent === '0'`)
 
-		// Rank the two judged projects: add both, then move the second up.
+		// Both judged projects were ranked on submit; take one out and rank it again,
+		// then move the second up.
 		run(t, ctx, "open list", chromedp.Click(chromedp.CSS("#nav-list")))
-		waitJS(t, ctx, "two unranked", `document.querySelectorAll('#unranked > li').length === 2`)
-		run(t, ctx, "rank first", chromedp.Click(chromedp.CSS("#unranked > li:first-child .rank-buttons button")))
-		waitJS(t, ctx, "one ranked", `document.querySelectorAll('#ranked > li').length === 1`)
-		run(t, ctx, "rank second", chromedp.Click(chromedp.CSS("#unranked > li:first-child .rank-buttons button")))
+		waitJS(t, ctx, "two ranked on submit", `document.querySelectorAll('#ranked > li').length === 2`)
+		run(t, ctx, "unrank second", chromedp.Click(chromedp.CSS(`#ranked > li:nth-child(2) button[aria-label^="Remove"]`)))
+		waitJS(t, ctx, "one unranked", `document.querySelectorAll('#unranked > li').length === 1`)
+		run(t, ctx, "rank it again", chromedp.Click(chromedp.CSS("#unranked > li:first-child .rank-buttons button")))
 		waitJS(t, ctx, "two ranked", `document.querySelectorAll('#ranked > li').length === 2`)
 		ids := evalJS[[]string](t, ctx, `[...document.querySelectorAll('#ranked > li')].map(li => li.dataset.id)`)
 		run(t, ctx, "move up", chromedp.Click(chromedp.CSS(`#ranked > li:nth-child(2) button[aria-label^="Move"][aria-label$="up"]`)))

@@ -130,6 +130,13 @@ export class LiveSocket {
     this.onState = onState || (() => {});
     this.delay = 500;
     this.closed = false;
+    // Back online: reconnect now rather than at the end of the back-off.
+    window.addEventListener('online', () => {
+      if (this.closed || (this.ws && this.ws.readyState <= WebSocket.OPEN)) return;
+      this.delay = 500;
+      clearTimeout(this.timer);
+      this.connect();
+    });
     this.connect();
   }
 
