@@ -132,6 +132,7 @@ function showPage() {
   $('#kiosk-page').textContent = E.pages > 1 ? `Page ${E.page + 1} of ${E.pages}` : '';
   $('#kiosk-dots').replaceChildren(...(E.pages > 1 ? Array.from({ length: E.pages }, (_, i) => h('span', { class: i === E.page ? 'on' : '' })) : []));
   grid.classList.remove('turn');
+  if (E.pages < 2) return; // nothing turns
   void grid.offsetWidth; // restart the fade
   grid.classList.add('turn');
 }

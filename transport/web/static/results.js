@@ -12,7 +12,12 @@ const CHECK_BELOW = 0.7;
 // "Stable" at or above this: more judging would rarely change who is named.
 const SETTLED = 0.9;
 
-const R = { results: null, judges: [] };
+const R = { results: null, judges: [], judgeTracks: false };
+
+// inFit says whether the judge's views enter the ratings (docs/behaviour.md#the-fit): an
+// active general judge with two or more views. The list shows 1 for the others.
+const isGeneral = (j) => !j.track || !R.judgeTracks;
+const inFit = (j) => j.active && isGeneral(j) && (j.seen_projects || []).length >= 2;
 
 // intervalPlot draws rating ± sd on a common scale [lo, hi] (SVG: the page's CSP
 // allows no inline styles).
@@ -72,7 +77,7 @@ function renderWarning(res) {
   const w = $('#results-warning');
   const ps = res.projects || [];
   const views = ps.reduce((s, p) => s + p.seen, 0);
-  const fitted = R.judges.filter((j) => j.active && !j.track && j.seen >= 2);
+  const fitted = R.judges.filter(inFit);
   const ranked = fitted.filter((j) => (j.rankings || []).length >= 2);
   let text = '';
   if (ps.length && views === 0) {
@@ -92,11 +97,11 @@ function renderTracks(res) {
   const general = new Map((res.projects || []).map((p) => [p.id, p.stars]));
   $('#results-tracks').replaceChildren(...Object.entries(res.tracks || {}).map(([t, list]) => h('div', { class: 'card' },
     h('h3', {}, `Track: ${t}`),
-    list.length ? h('div', { class: 'table-wrap' }, h('table', { class: 'data track-results' },
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Project'), h('th', { scope: 'col' }, 'Table'),
-        h('th', { scope: 'col', title: `Stars from ${t} judges` }, 'Track stars'),
-        h('th', { scope: 'col', title: 'Stars from general judges, as in the ranking' }, 'Stars'),
-        h('th', { scope: 'col' }, 'Rank'))),
+    list.length ? h('div', { class: 'table-wrap fit' }, h('table', { class: 'data compact track-results' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Project'), h('th', { scope: 'col', class: 'num' }, 'Table'),
+        h('th', { scope: 'col', class: 'num', title: `Stars from ${t} judges` }, 'Track stars'),
+        h('th', { scope: 'col', class: 'num', title: 'Stars from general judges, as in the ranking' }, 'Stars'),
+        h('th', { scope: 'col', class: 'num' }, 'Rank'))),
       h('tbody', {}, ...list.slice(0, 10).map((p) => h('tr', { 'data-id': p.id },
         cell('name', 'Project', nameBox(p.name)), cell('num', 'Table', String(p.location)),
         cell('num', 'Track stars', String(p.track_stars || 0)),
@@ -116,9 +121,11 @@ function disagreement(j) {
 }
 
 function judgeRow(j, withDisagreement) {
-  const fitted = typeof j.reliability === 'number';
-  const check = fitted && j.active && j.reliability < CHECK_BELOW;
-  const rel = fitted ? fixed(j.reliability) : (j.track ? 'track judge' : 'not rated yet');
+  const fitted = inFit(j) && typeof j.reliability === 'number';
+  const check = fitted && j.reliability < CHECK_BELOW;
+  let rel = fixed(j.reliability);
+  if (!isGeneral(j)) rel = 'track judge';
+  else if (!fitted && j.active) rel = 'not rated yet';
   return h('tr', { 'data-id': j.id, class: j.active ? undefined : 'inactive' },
     cell('name', 'Judge', nameBox(j.name), j.active ? '' : h('span', { class: 'pill hidden-state' }, 'hidden')),
     cell('num', 'Reliability', rel, check ? h('span', { class: 'pill hidden-state' }, 'check') : ''),
@@ -137,7 +144,7 @@ async function toggleJudge(j) {
 
 function renderJudges() {
   // Fitted judges by reliability, lowest first; then the ones not rated yet.
-  const key = (j) => (typeof j.reliability === 'number' ? j.reliability : Infinity);
+  const key = (j) => (inFit(j) && typeof j.reliability === 'number' ? j.reliability : Infinity);
   const js = [...R.judges].sort((a, b) => key(a) - key(b) || a.name.localeCompare(b.name));
   const withD = js.some((j) => j.disagreement != null);
   $('#results-disagree-h').hidden = !withD;
@@ -147,12 +154,14 @@ function renderJudges() {
 async function load() {
   let res;
   let js;
+  let opts;
   try {
-    [res, js] = await Promise.all([api('GET', '/api/admin/results'), api('GET', '/api/judge/list')]);
+    [res, js, opts] = await Promise.all([api('GET', '/api/admin/results'), api('GET', '/api/judge/list'), api('GET', '/api/admin/options')]);
   } catch {
     return;
   }
   R.results = res;
+  R.judgeTracks = !!opts.judge_tracks;
   R.judges = Array.isArray(js) ? js : [];
   renderRanking(res);
   renderWarning(res);
@@ -168,7 +177,7 @@ let socket = null;
 $('#tab-results').addEventListener('click', () => {
   if (!socket) {
     socket = new LiveSocket((type, d) => {
-      if (type === 'hello' || type === 'stats' || (type === 'changed' && ['ratings', 'judge', 'project'].includes(d.kind))) refresh();
+      if (type === 'hello' || type === 'stats' || (type === 'changed' && ['ratings', 'judge', 'project', 'options'].includes(d.kind))) refresh();
     });
   }
   refresh();
