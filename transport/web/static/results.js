@@ -85,7 +85,7 @@ function renderWarning(res) {
   } else if (ps.length && ranked.length === 0) {
     text = 'No judge has ranked the projects they saw (or the rankings were reset): the ratings come from stars alone, '
       + 'so the order below is a rough guess, not a ranking anyone gave. Ask judges to rank before naming winners.';
-  } else if (ranked.length < Math.max(3, Math.ceil(fitted.length / 2))) {
+  } else if (ranked.length < fitted.length / 2) {
     text = `Only ${ranked.length} of ${fitted.length} judges with two or more views have ranked them: `
       + 'the ratings lean on stars, so the order below is provisional.';
   }
