@@ -175,7 +175,12 @@ func TestWebDashboardLayout(t *testing.T) {
 	ctx := b.tab(t)
 	adminLogin(t, ctx, ts)
 	waitJS(t, ctx, "event name in the header", `document.querySelector('.topbar h1').textContent.startsWith('Harbour Hack 2026') && document.title === 'Admin · Harbour Hack 2026'`)
-	waitJS(t, ctx, "averages to two decimals", `/^\d+\.\d\d$/.test(document.querySelector('#stat-avg-project').textContent)`)
+	seen := 0
+	for _, p := range ts.projectList() {
+		seen += p.Seen
+	}
+	avg := fmt.Sprintf("%.2f", float64(seen)/float64(len(layoutProjectNames)))
+	waitJS(t, ctx, "average views to two decimals", `document.querySelector('#stat-avg-project').textContent === `+jsq(avg))
 	waitJS(t, ctx, "no pause banner while judging runs", `document.querySelector('#pause-banner').hidden`)
 
 	run(t, ctx, "judges tab", chromedp.Click(chromedp.CSS("#tab-judges")))
@@ -231,6 +236,19 @@ func TestWebDashboardLayout(t *testing.T) {
 		}
 		b.save(t, ctx, "dash-results-"+sc.name)
 	}
+
+	// A paused clock: the banner says so on every tab, and fits a phone.
+	ts.must(200, "POST", "/api/admin/clock/pause", nil, asAdmin, nil)
+	run(t, ctx, "overview", chromedp.Click(chromedp.CSS("#tab-overview")))
+	waitJS(t, ctx, "pause banner", `!document.querySelector('#pause-banner').hidden`)
+	for _, sc := range layoutScreens[:2] {
+		sc.apply(t, ctx)
+		if p := layoutProblems(t, ctx, "#pause-banner"); len(p) > 0 {
+			t.Errorf("pause banner at %s: %s", sc.name, strings.Join(p, "; "))
+		}
+		b.save(t, ctx, "dash-paused-"+sc.name)
+	}
+	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
 
 	k := b.tab(t)
 	run(t, k, "open kiosk", chromedp.Navigate(ts.URL+"/expo?kiosk=1&seconds=300"))

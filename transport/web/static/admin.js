@@ -195,6 +195,7 @@ function renderClock() {
   $('#clock').textContent = fmtClock(t);
   const st = $('#clock-state');
   st.textContent = A.clock.running ? 'running' : 'paused';
+  st.className = A.clock.running ? 'pill ok-state' : 'pill hidden-state';
   $('#clock-start').disabled = A.clock.running;
   $('#clock-pause').disabled = !A.clock.running;
   $('#clock-start').textContent = A.clock.time >= 1000 ? 'Resume' : 'Start';
@@ -209,8 +210,8 @@ function renderPauseBanner(t) {
   if (A.clock.running) return;
   let text;
   if (A.deliberation) text = 'Deliberation is on: judging is closed and the clock is paused.';
-  else if (t < 1000) text = 'Judging has not started: judges see "the clock is paused" and get no projects until you press Start.';
-  else text = `Judging is paused at ${fmtClock(t)}: judges see "the clock is paused" and get no projects until you press Resume.`;
+  else if (t < 1000) text = 'Judging has not started: judges see "Judging is paused" and get no projects until you press Start.';
+  else text = `Judging is paused at ${fmtClock(t)}: judges see "Judging is paused" and get no projects until you press Resume.`;
   $('#pause-text').textContent = text;
   $('#pause-resume').hidden = A.deliberation;
   $('#pause-resume').textContent = t < 1000 ? 'Start judging' : 'Resume judging';
