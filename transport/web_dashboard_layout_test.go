@@ -143,6 +143,9 @@ func layoutEvent(t *testing.T) *testServer {
 			ts.judgeOnce(tok)
 		}
 	}
+	for _, tok := range toks[:5] { // half the judges are at a table now
+		ts.must(200, "POST", "/api/judge/next", nil, asJudge(tok), nil)
+	}
 	_, tc := ts.addJudge("Track Tess", "tess@example.com", "AI")
 	tt := ts.login(tc)
 	ts.must(200, "POST", "/api/judge/next", nil, asJudge(tt), nil)
@@ -200,6 +203,15 @@ func TestWebDashboardLayout(t *testing.T) {
 			t.Errorf("judges table at %s: the Delete button is not visible inside the card", sc.name)
 		}
 		b.save(t, ctx, "dash-judges-"+sc.name)
+	}
+	run(t, ctx, "projects tab", chromedp.Click(chromedp.CSS("#tab-projects")))
+	waitJS(t, ctx, "project rows", `document.querySelectorAll('#projects-table tbody tr').length === 20`)
+	for _, sc := range layoutScreens {
+		sc.apply(t, ctx)
+		if p := layoutProblems(t, ctx, "#projects-table .table-wrap"); len(p) > 0 {
+			t.Errorf("projects table at %s: %s", sc.name, strings.Join(p, "; "))
+		}
+		b.save(t, ctx, "dash-projects-"+sc.name)
 	}
 
 	ctx = b.tab(t) // a fresh tab: each has its own time budget

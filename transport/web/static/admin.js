@@ -382,7 +382,7 @@ class DataTable {
     const cols = this.columns.filter((c) => !c.hidden || !c.hidden());
     const head = h('tr', {}, h('th', { scope: 'col' }, selAll), ...cols.map((c) => {
       const sorted = c.key === this.sortKey;
-      return h('th', { scope: 'col', 'aria-sort': sorted ? (this.sortDir > 0 ? 'ascending' : 'descending') : 'none' },
+      return h('th', { scope: 'col', class: c.num ? 'num' : undefined, 'aria-sort': sorted ? (this.sortDir > 0 ? 'ascending' : 'descending') : 'none' },
         h('button', {
           type: 'button',
           onclick: () => {
