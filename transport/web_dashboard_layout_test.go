@@ -191,6 +191,11 @@ func TestWebDashboardLayout(t *testing.T) {
 	if heads := evalJS[[]string](t, ctx, `[...document.querySelectorAll('#judges-table th')].map((th) => th.textContent.trim())`); strings.Contains(strings.Join(heads, "|"), "Group") {
 		t.Errorf("judges table has a Group column with groups off: %q", heads)
 	}
+	groupHead := `[...document.querySelectorAll('#judges-table th')].some((th) => th.textContent.trim().startsWith('Group'))`
+	ts.must(200, "POST", "/api/admin/options", `{"multi_group": true}`, asAdmin, nil)
+	waitJS(t, ctx, "Group column with groups on", groupHead)
+	ts.must(200, "POST", "/api/admin/options", `{"multi_group": false}`, asAdmin, nil)
+	waitJS(t, ctx, "no Group column with groups off", "!"+groupHead)
 	for _, sc := range layoutScreens {
 		sc.apply(t, ctx)
 		if p := layoutProblems(t, ctx, "#judges-table .table-wrap"); len(p) > 0 {
