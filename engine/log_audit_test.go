@@ -83,8 +83,8 @@ func TestAuditEveryChangeWritesALine(t *testing.T) {
 	run(Admin, &MoveProjectsGroup{Projects: []ID{pids[0]}, Group: 1})
 	run(Admin, &ReassignProjects{})
 	run(Admin, &BalanceGroups{})
-	mv := 7
-	run(Admin, &SetOptions{MinViews: &mv})
+	mv, clockSync := 7, false
+	run(Admin, &SetOptions{MinViews: &mv, ClockSync: &clockSync}) // ClockRecover below needs clock_sync off
 	run(Admin, &ClockUnpause{})
 	run(Admin, &SetDeliberation{Start: true})
 	run(Admin, &SetDeliberation{Start: false})

@@ -203,6 +203,7 @@ func DefaultOptions(id ID) Options {
 		ID:             id,
 		JudgingTimer:   300,
 		MinViews:       DefaultMinViews,
+		ClockSync:      true, // a restart never pauses judging by surprise (docs/behaviour.md#resources)
 		Tracks:         []string{},
 		TrackViews:     []int{},
 		NumGroups:      3,

@@ -30,6 +30,7 @@ func (s *Server) routesAdmin(api fiber.Router) {
 	api.Get("/judge/deliberation", s.judgeAuth, s.getDeliberation)
 	api.Get("/admin/stats", s.adminAuth, s.adminStats)
 	api.Get("/admin/results", s.adminAuth, s.adminResults)
+	api.Get("/admin/results.csv", s.adminAuth, s.exportResults)
 	api.Get("/admin/stats/:track", s.adminAuth, s.adminTrackStats)
 	api.Get("/admin/flags", s.adminAuth, s.listFlags)
 	api.Delete("/admin/flag/:id", s.adminAuth, s.dismissFlag)

@@ -136,7 +136,7 @@ func (s *Server) judgeLogin(c *fiber.Ctx) error {
 	if reason, retry := s.logins.check(key); reason != "" {
 		s.obs.Throttled("judge_login")
 		s.obs.RequestRejected(reason)
-		return &httpError{status: fiber.StatusTooManyRequests, msg: "too many failed logins; try again later", retryAfter: retry}
+		return tooManyLogins("too many failed logins", retry)
 	}
 	var judge engine.ID
 	found := false
@@ -168,7 +168,7 @@ func (s *Server) adminLogin(c *fiber.Ctx) error {
 	ip := ipKey(s.clientIP(c))
 	if n, retry := s.adminFails.peek("admin:" + ip); n >= adminFailLimit {
 		s.obs.Throttled("admin_login")
-		return &httpError{status: fiber.StatusTooManyRequests, msg: "too many failed logins; try again later", retryAfter: retry}
+		return tooManyLogins("too many failed logins", retry)
 	}
 	var req struct {
 		Password *string `json:"password"`
@@ -287,7 +287,7 @@ func (s *Server) adminAuth(c *fiber.Ctx) error {
 			ip := ipKey(s.clientIP(c))
 			if n, retry := s.adminFails.peek("admin:" + ip); n >= adminFailLimit {
 				s.obs.Throttled("admin_login")
-				return &httpError{status: fiber.StatusTooManyRequests, msg: "too many failed logins; try again later", retryAfter: retry}
+				return tooManyLogins("too many failed logins", retry)
 			}
 			s.adminFails.hit("admin:" + ip)
 		}
@@ -341,7 +341,7 @@ func (s *Server) throttle(c *fiber.Ctx, l *limiter, route string) error {
 	if n > max {
 		s.obs.Throttled(route)
 		s.obs.RequestRejected(RejectLoginIP)
-		return &httpError{status: fiber.StatusTooManyRequests, msg: "too many requests; try again later", retryAfter: retry}
+		return tooManyLogins("too many login requests", retry)
 	}
 	return nil
 }

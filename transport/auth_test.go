@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -116,9 +117,15 @@ func TestAdminLoginThrottledAfterTenFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" {
-		t.Fatalf("11th attempt: %d Retry-After=%q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	retry := resp.Header.Get("Retry-After")
+	if resp.StatusCode != 429 || retry == "" {
+		t.Fatalf("11th attempt: %d Retry-After=%q", resp.StatusCode, retry)
+	}
+	// The message says the wait in words, the same as Retry-After (a minute window: seconds).
+	if want := "too many failed logins; try again in " + retry + " s"; !strings.Contains(string(body), want) {
+		t.Fatalf("11th attempt says %s, want %q", body, want)
 	}
 }
 

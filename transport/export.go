@@ -24,6 +24,7 @@ var (
 	judgesHeader   = []string{"Name", "Email", "Code", "Track", "Group", "Active", "ReadWelcome", "Seen", "Notes", "LastActivity", "Flagged", "Reliability", "Conflicts"}
 	projectsHeader = []string{"Name", "Table", "Group", "Description", "URL", "TryLink", "VideoLink", "ChallengeList", "Seen", "Score", "Stars", "Mu", "Active", "Prioritized", "LastActivity", "Rank", "Rating", "RatingSD", "PTop"}
 	rankingsHeader = []string{"JudgeName", "JudgeCode", "Track", "Ranked", "Unranked"}
+	resultsHeader  = []string{"Rank", "Name", "Table", "Rating", "RatingSD", "PTop", "Score", "Stars", "Views"}
 )
 
 // safeCell defuses spreadsheet formula injection: user text starting with = + - @ tab or
@@ -133,6 +134,21 @@ func (s *Server) exportProjects(c *fiber.Ctx) error {
 		cells[i] = r.cells
 	}
 	return sendCSV(c, "projects.csv", encodeCSV(projectsHeader, cells))
+}
+
+// exportResults handles GET /api/admin/results.csv: the Results tab's ranking, one row
+// per active project by rank, with the tab's columns (docs/behaviour.md#dashboard-and-expo).
+func (s *Server) exportResults(c *fiber.Ctx) error {
+	var ps []engine.ResultEntry
+	s.node.Read(func(st *engine.State) { ps = st.Results().Projects })
+	rows := make([][]string, len(ps))
+	for i, p := range ps {
+		rows[i] = []string{
+			exportInt(p.Rank), safeCell(p.Name), exportInt(p.Location), exportFloat(p.Rating), exportFloat(p.RatingSD),
+			exportFloat(p.PTop), exportInt(p.Score), exportInt(p.Stars), exportInt(p.Seen),
+		}
+	}
+	return sendCSV(c, "results.csv", encodeCSV(resultsHeader, rows))
 }
 
 // exportRankings handles GET /api/admin/export/rankings.

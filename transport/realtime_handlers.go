@@ -115,7 +115,7 @@ func (s *Server) wsUpgrade(c *fiber.Ctx) error {
 		key := "admin:" + p.ip
 		if n, retry := s.adminFails.peek(key); n >= adminFailLimit {
 			s.obs.Throttled("admin_login")
-			return &httpError{status: fiber.StatusTooManyRequests, msg: "too many failed logins; try again later", retryAfter: retry}
+			return tooManyLogins("too many failed logins", retry)
 		}
 		if !s.adminFromRequest(c) {
 			s.adminFails.hit(key)

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"net"
+	"strconv"
 	"sync"
 	"time"
 
@@ -240,4 +241,22 @@ func (s *Server) logRequest(ev *zerolog.Event, route, method string, status int,
 	}
 	ev.Str("method", method).Str("route", route).Int("status", status).
 		Float64("duration_ms", float64(d.Microseconds())/1000).Str("ip", ip).Msg("request")
+}
+
+// tooManyLogins is the 429 of a throttled login: the message says how long to wait
+// ("try again in 40 s"), as Retry-After does (docs/behaviour.md#security-and-limits).
+func tooManyLogins(what string, retry int) *httpError {
+	return &httpError{status: fiber.StatusTooManyRequests, msg: what + "; try again in " + waitInWords(retry), retryAfter: retry}
+}
+
+// waitInWords says a wait of secs seconds the way a person reads it: "40 s", "2 min".
+func waitInWords(secs int) string {
+	switch {
+	case secs < 1:
+		return "1 s"
+	case secs < 120:
+		return strconv.Itoa(secs) + " s"
+	default:
+		return strconv.Itoa((secs+59)/60) + " min"
+	}
 }

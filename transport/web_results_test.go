@@ -2,6 +2,7 @@ package transport
 
 import (
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,7 +77,15 @@ func TestWebResultsTab(t *testing.T) {
 	adminLogin(t, ctx, ts)
 	run(t, ctx, "open results", chromedp.Click(chromedp.CSS("#tab-results")), chromedp.WaitVisible(chromedp.CSS("#panel-results")))
 	waitJS(t, ctx, "ranked rows", `document.querySelectorAll('#results-table tbody tr').length === 4`)
-	waitJS(t, ctx, "settledness", `/top 3 stable: [0-9]+%/.test(document.querySelector('#results-settled').textContent)`)
+	waitJS(t, ctx, "settledness", `/Top 3 stable: [0-9]+ %/.test(document.querySelector('#results-settled').textContent)`)
+	if help := evalJS[string](t, ctx, `document.querySelector('#results-settled-help').textContent`); !strings.Contains(help, "judging can stop") {
+		t.Errorf("stable is not explained: %q", help)
+	}
+	if dd := evalJS[string](t, ctx, `document.querySelector('#results-ptop-dd').textContent`); !strings.Contains(dd, "top 10") || !strings.Contains(dd, "not the chance of winning") {
+		t.Errorf("P(top) is not explained: %q", dd)
+	}
+	// Everyone ranked what they saw: no warning.
+	waitJS(t, ctx, "no warning", `document.querySelector('#results-warning').hidden`)
 	views := `[...document.querySelectorAll('#results-table tbody tr')].reduce((s, r) => s + Number(r.lastElementChild.textContent), 0)`
 	waitJS(t, ctx, "views so far", views+` === 4`)
 
@@ -85,8 +94,33 @@ func TestWebResultsTab(t *testing.T) {
 	waitJS(t, ctx, "live update", views+` === 5`)
 	waitJS(t, ctx, "ratings fitted", `[...document.querySelectorAll('#results-table tbody tr')].some(r => !r.children[3].textContent.includes('0.00 ±'))`)
 
+	// The export button downloads the same ranking as CSV.
+	csv, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => { const a = document.querySelector('#results-export'); const r = await fetch(a.href); return r.headers.get('Content-Disposition') + '\n' + await r.text(); })()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if len(lines) != 6 || !strings.Contains(lines[0], "results.csv") || strings.TrimSpace(lines[1]) != "Rank,Name,Table,Rating,RatingSD,PTop,Score,Stars,Views" {
+		t.Errorf("export: %q", lines)
+	}
+
 	// Hide a judge from its row.
 	run(t, ctx, "hide judge", chromedp.Click(chromedp.CSS(`#results-judges tr[data-id="`+j1+`"] button.hide-judge`)))
 	eventually(t, "judge hidden", func() bool { return judgeState(ts, j1)["active"] == false })
 	waitJS(t, ctx, "row says unhide", `document.querySelector('#results-judges tr[data-id="`+j1+`"] button.hide-judge').textContent === 'Unhide'`)
+
+	// After a rankings reset the order rests on stars alone, and the tab says so.
+	ts.must(200, "POST", "/api/admin/reset", map[string]string{"type": "rankings"}, asAdmin, nil)
+	waitJS(t, ctx, "stars-alone warning", `(() => { const w = document.querySelector('#results-warning'); return !w.hidden && w.textContent.includes('stars alone'); })()`)
+
+	// A paused clock shows loudly on every tab, with a button to resume.
+	ts.must(200, "POST", "/api/admin/clock/pause", nil, asAdmin, nil)
+	waitJS(t, ctx, "pause banner", `(() => { const b = document.querySelector('#pause-banner'); return !b.hidden && b.textContent.includes('Judging is paused'); })()`)
+	run(t, ctx, "resume from the banner", chromedp.Click(chromedp.CSS("#pause-resume")))
+	eventually(t, "clock running", func() bool {
+		var c struct{ Running bool }
+		ts.must(200, "GET", "/api/admin/clock", nil, asAdmin, &c)
+		return c.Running
+	})
+	waitJS(t, ctx, "banner gone", `document.querySelector('#pause-banner').hidden`)
 }

@@ -504,7 +504,7 @@ func TestWebApp(t *testing.T) {
 		ts.must(200, "POST", "/api/judge/next", nil, asJudge(tok), &nx)
 		ts.must(200, "POST", "/api/judge/finish", map[string]any{"notes": "", "starred": true}, asJudge(tok), nil)
 		waitJS(t, ctx, "coverage moved", `document.querySelector('#coverage').dataset.counts === '1,1'`)
-		waitJS(t, ctx, "judge average moved", `document.querySelector('#stat-avg-judge').textContent === '1'`)
+		waitJS(t, ctx, "judge average moved", `document.querySelector('#stat-avg-judge').textContent === '1.00'`) // two decimals
 		if evalJS[int](t, ctx, `window.__noReload || 0`) != 1 {
 			t.Error("the dashboard reloaded")
 		}

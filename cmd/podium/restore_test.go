@@ -192,6 +192,7 @@ func TestRestorePreResetBackup(t *testing.T) {
 // time of the restore (the downtime between backup and restore is not judging time).
 func TestRestoreKeepsRunningClockAtBackupTime(t *testing.T) {
 	src := startBinary(t, t.TempDir())
+	src.must("POST", "/api/admin/options", map[string]any{"clock_sync": false}, "")
 	src.must("POST", "/api/admin/clock/unpause", nil, "")
 	w0 := time.Now()
 	var c0 struct {

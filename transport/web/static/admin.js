@@ -167,8 +167,16 @@ function renderStats(s) {
   A.stats = s;
   $('#stat-projects').textContent = s.projects ?? '–';
   $('#stat-judges').textContent = s.judges ?? '–';
-  $('#stat-avg-project').textContent = s.avg_project_seen ?? '–';
-  $('#stat-avg-judge').textContent = s.avg_judge_seen ?? '–';
+  renderAverages();
+}
+
+// renderAverages shows the average views to two decimals (the stats route rounds them
+// to whole numbers, as Jury's types do), from the lists: active projects' views and
+// active general judges' views.
+function renderAverages() {
+  const avg = (xs) => (xs.length ? (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(2) : '–');
+  $('#stat-avg-project').textContent = avg(A.projects.filter((p) => p.active).map((p) => p.seen));
+  $('#stat-avg-judge').textContent = avg(A.judges.filter((j) => j.active && !j.track).map((j) => j.seen));
 }
 
 async function loadClock() {
@@ -187,10 +195,28 @@ function renderClock() {
   $('#clock').textContent = fmtClock(t);
   const st = $('#clock-state');
   st.textContent = A.clock.running ? 'running' : 'paused';
+  st.className = A.clock.running ? 'pill ok-state' : 'pill hidden-state';
   $('#clock-start').disabled = A.clock.running;
   $('#clock-pause').disabled = !A.clock.running;
   $('#clock-start').textContent = A.clock.time >= 1000 ? 'Resume' : 'Start';
+  renderPauseBanner(t);
 }
+
+// renderPauseBanner says loudly, on every tab, that judging is not running: judges are
+// told "the clock is paused" and get no projects until the clock runs.
+function renderPauseBanner(t) {
+  const b = $('#pause-banner');
+  b.hidden = A.clock.running;
+  if (A.clock.running) return;
+  let text;
+  if (A.deliberation) text = 'Deliberation is on: judging is closed and the clock is paused.';
+  else if (t < 1000) text = 'Judging has not started: judges see "Judging is paused" and get no projects until you press Start.';
+  else text = `Judging is paused at ${fmtClock(t)}: judges see "Judging is paused" and get no projects until you press Resume.`;
+  $('#pause-text').textContent = text;
+  $('#pause-resume').hidden = A.deliberation;
+  $('#pause-resume').textContent = t < 1000 ? 'Start judging' : 'Resume judging';
+}
+$('#pause-resume').addEventListener('click', () => clockCmd('unpause'));
 
 async function clockCmd(what) {
   const r = await run(api('POST', `/api/admin/clock/${what}`));
@@ -211,6 +237,7 @@ function setDeliberation(on) {
   b.setAttribute('aria-pressed', on ? 'true' : 'false');
   b.textContent = on ? 'End deliberation' : 'Start deliberation';
   b.className = on ? 'danger' : '';
+  renderClock();
 }
 $('#deliberation').addEventListener('click', async () => {
   const start = !A.deliberation;
@@ -247,8 +274,10 @@ function onMessage(type, d) {
       break;
     case 'group_info':
       A.groupInfo = d;
-      if (d.event_name) document.title = `Admin · ${d.event_name}`;
+      if (d.event_name) setEventName(d.event_name);
       renderCoverage();
+      judgeTable.render(); // the Group column follows multi_group
+      projectTable.render();
       break;
     case 'stats':
       renderStats(d);
@@ -350,9 +379,10 @@ class DataTable {
         this.render();
       },
     });
-    const head = h('tr', {}, h('th', { scope: 'col' }, selAll), ...this.columns.map((c) => {
+    const cols = this.columns.filter((c) => !c.hidden || !c.hidden());
+    const head = h('tr', {}, h('th', { scope: 'col' }, selAll), ...cols.map((c) => {
       const sorted = c.key === this.sortKey;
-      return h('th', { scope: 'col', 'aria-sort': sorted ? (this.sortDir > 0 ? 'ascending' : 'descending') : 'none' },
+      return h('th', { scope: 'col', class: c.num ? 'num' : undefined, 'aria-sort': sorted ? (this.sortDir > 0 ? 'ascending' : 'descending') : 'none' },
         h('button', {
           type: 'button',
           onclick: () => {
@@ -372,9 +402,10 @@ class DataTable {
       });
       const cls = [this.rowClass(r), this.selected.has(r.id) ? 'selected' : ''].join(' ').trim();
       return h('tr', { class: cls || undefined, dataset: { id: r.id } },
-        h('td', {}, cb),
-        ...this.columns.map((c) => h('td', { class: c.num ? 'num' : undefined }, c.render ? c.render(r) : String(c.value(r)))),
-        h('td', {}, h('div', { class: 'row' }, ...this.actions(r))));
+        h('td', { 'data-label': 'Select' }, cb),
+        ...cols.map((c) => h('td', { class: [c.num ? 'num' : '', c.cls || ''].join(' ').trim() || undefined, 'data-label': c.label },
+          c.render ? c.render(r) : String(c.value(r)))),
+        h('td', { class: 'actions-cell', 'data-label': 'Actions' }, h('div', { class: 'row' }, ...this.actions(r))));
     });
     this.table.replaceChildren(h('thead', {}, head), h('tbody', {}, ...body));
     const more = rows.length > shown.length
@@ -386,6 +417,8 @@ class DataTable {
 }
 
 const groupNames = () => (A.options ? A.options.group_names : A.groupInfo.names);
+// Without groups (multi_group off) the tables leave the Group column out.
+const groupsOff = () => !(A.options ? A.options.multi_group : A.groupInfo.enabled);
 const small = (label, onclick, opts = {}) => h('button', { type: 'button', class: opts.danger ? 'danger small' : 'small', 'aria-label': opts.aria, onclick }, label);
 const when = (ms) => (ms ? new Date(ms).toLocaleTimeString() : '–');
 
@@ -395,10 +428,10 @@ const judgeTable = new DataTable($('#judges-table'), {
   name: 'judges',
   columns: [
     { key: 'name', label: 'Name', value: (j) => j.name.toLowerCase(), render: (j) => j.name },
-    { key: 'email', label: 'Email', value: (j) => j.email.toLowerCase(), render: (j) => j.email },
+    { key: 'email', label: 'Email', cls: 'email', value: (j) => j.email.toLowerCase(), render: (j) => j.email },
     { key: 'code', label: 'Code', value: (j) => j.code, render: (j) => h('span', { class: 'code' }, j.code) },
     { key: 'track', label: 'Track', value: (j) => j.track || '' },
-    { key: 'group', label: 'Group', value: (j) => j.group, render: (j) => groupName(A.options ? { names: A.options.group_names } : A.groupInfo, j.group) },
+    { key: 'group', label: 'Group', hidden: groupsOff, value: (j) => j.group, render: (j) => groupName(A.options ? { names: A.options.group_names } : A.groupInfo, j.group) },
     { key: 'seen', label: 'Seen', num: true, value: (j) => j.seen },
     { key: 'current', label: 'Current', value: (j) => currentName(j) },
     { key: 'active', label: 'Status', value: (j) => (j.active ? 0 : 1), render: (j) => (j.active ? 'active' : h('span', { class: 'pill hidden-state' }, 'hidden')) },
@@ -406,7 +439,7 @@ const judgeTable = new DataTable($('#judges-table'), {
     { key: 'mail', label: 'Code email', value: (j) => (j.mail ? j.mail.status : ''), render: mailPill },
   ],
   search: (j) => `${j.name} ${j.email} ${j.code} ${j.track} ${j.notes} ${j.mail ? j.mail.status : ''}`,
-  extraSig: () => [groupNames(), A.projects.map((p) => [p.id, p.name, p.location])],
+  extraSig: () => [groupNames(), groupsOff(), A.projects.map((p) => [p.id, p.name, p.location])],
   rowClass: (j) => (j.active ? '' : 'inactive'),
   actions: (j) => [
     small('Details', () => judgeDetails(j), { aria: `Details of ${j.name}` }),
@@ -446,6 +479,7 @@ async function loadJudges() {
   if (!Array.isArray(list)) return;
   A.judges = list;
   judgeTable.setRows(list);
+  renderAverages();
 }
 
 async function judgeDetails(j) {
@@ -519,7 +553,7 @@ const projectTable = new DataTable($('#projects-table'), {
   columns: [
     { key: 'location', label: 'Table', num: true, value: (p) => p.location },
     { key: 'name', label: 'Name', value: (p) => p.name.toLowerCase(), render: (p) => p.name },
-    { key: 'group', label: 'Group', value: (p) => p.group, render: (p) => groupName(A.options ? { names: A.options.group_names } : A.groupInfo, p.group) },
+    { key: 'group', label: 'Group', hidden: groupsOff, value: (p) => p.group, render: (p) => groupName(A.options ? { names: A.options.group_names } : A.groupInfo, p.group) },
     { key: 'challenges', label: 'Challenges', value: (p) => (p.challenge_list || []).join(', ') },
     { key: 'seen', label: 'Seen', num: true, value: (p) => p.seen },
     { key: 'score', label: 'Score', num: true, value: (p) => p.score },
@@ -530,7 +564,7 @@ const projectTable = new DataTable($('#projects-table'), {
     },
   ],
   search: (p) => `${p.name} ${p.location} ${p.description} ${(p.challenge_list || []).join(' ')}`,
-  extraSig: () => groupNames(),
+  extraSig: () => [groupNames(), groupsOff()],
   rowClass: (p) => (p.active ? '' : 'inactive'),
   actions: (p) => [
     small('Move…', () => moveTable(p), { aria: `Move ${p.name} to another table` }),
@@ -554,6 +588,7 @@ async function loadProjects() {
   A.projects = list;
   projectTable.setRows(list);
   judgeTable.render(); // current-project names
+  renderAverages();
   renderCoverage();
 }
 
@@ -746,12 +781,18 @@ function scrollLog(force) {
 const list = (s) => s.split(',').map((x) => x.trim()).filter(Boolean);
 const nums = (s) => list(s).map(Number);
 
+// setEventName puts the event's name in the header and the page title.
+function setEventName(name) {
+  $('#event-name').textContent = name;
+  document.title = `Admin · ${name}`;
+}
+
 async function loadOptions() {
   const o = await quiet(api('GET', '/api/admin/options'));
   if (!o) return;
   A.options = o;
   A.groupInfo = { names: o.group_names || [], enabled: !!o.multi_group, event_name: o.event_name };
-  document.title = `Admin · ${o.event_name || 'Podium'}`;
+  setEventName(o.event_name || 'Podium');
   setDeliberation(!!o.deliberation);
   fillOptions(o);
   const sel = $('#ja-track');

@@ -91,19 +91,23 @@ function card(p) {
 
 // ---------- kiosk: paging and the clock ----------
 
+// A kiosk narrower than this (a phone) is the plain list, scrolled by hand: a door
+// screen's pages of cards do not fit it (docs/behaviour.md#dashboard-and-expo).
+const NARROW = matchMedia('(max-width: 700px)');
+
 /** paginate measures how many cards fit on the screen and shows the current page. */
 function paginate() {
   const grid = $('#projects');
   const items = [...grid.children];
   for (const li of items) li.hidden = false;
-  if (!items.length) {
+  grid.style.removeProperty('--card-h'); // measure at the smallest card height (CSS)
+  if (!items.length || NARROW.matches) {
     E.pages = 1;
     E.page = 0;
     E.perPage = 0;
     showPage();
     return;
   }
-  grid.style.removeProperty('--card-h'); // measure at the smallest card height (CSS)
   const cs = getComputedStyle(grid);
   const cols = Math.max(1, cs.gridTemplateColumns.split(' ').filter(Boolean).length);
   const gap = parseFloat(cs.rowGap) || 0;
@@ -128,6 +132,7 @@ function showPage() {
   $('#kiosk-page').textContent = E.pages > 1 ? `Page ${E.page + 1} of ${E.pages}` : '';
   $('#kiosk-dots').replaceChildren(...(E.pages > 1 ? Array.from({ length: E.pages }, (_, i) => h('span', { class: i === E.page ? 'on' : '' })) : []));
   grid.classList.remove('turn');
+  if (E.pages < 2) return; // nothing turns
   void grid.offsetWidth; // restart the fade
   grid.classList.add('turn');
 }

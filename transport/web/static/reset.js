@@ -12,7 +12,7 @@ const TYPES = [
   },
   {
     type: 'rankings', label: 'Rankings only',
-    what: 'Clears every judge’s ranking. Views, stars, notes and flags stay.',
+    what: 'Clears every judge’s ranking. Views, stars, notes and flags stay. Until judges rank again, the Results tab’s order comes from stars alone (it says so).',
   },
   {
     type: 'judges', label: 'Judges',
