@@ -6,7 +6,6 @@ package persist
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -198,29 +197,15 @@ func (n *Node) recover() error {
 			n.log.Warn().Err(err).Msg("could not mark the journal as starting after the snapshot")
 		}
 	}
-	replayed := 0
-	err = n.j.Replay(n.snapSeq, func(seq uint64, payload []byte) error {
-		var env engine.Envelope
-		if err := json.Unmarshal(payload, &env); err != nil {
-			return fmt.Errorf("journal record %d: decode: %w", seq, err)
-		}
-		if _, _, err := n.eng.Apply(&env); err != nil {
-			return fmt.Errorf("journal record %d: apply %s: %w", seq, env.Cmd.Kind(), err)
-		}
-		if got := n.eng.Applied(); got != seq {
-			return fmt.Errorf("engine is at sequence %d after applying record %d", got, seq)
-		}
-		if env.Time > n.recoveredAt {
-			n.recoveredAt = env.Time
-		}
-		replayed++
-		return nil
-	})
+	r, err := replayJournal(n.eng, n.j, n.snapSeq)
 	if err != nil {
 		return fmt.Errorf("recovery: %w", err)
 	}
+	if r.lastTime > n.recoveredAt {
+		n.recoveredAt = r.lastTime
+	}
 	n.eng.Read(func(s *engine.State) { n.lastTime = s.LastTime })
-	n.log.Info().Uint64("snapshot_seq", n.snapSeq).Int("replayed", replayed).
+	n.log.Info().Uint64("snapshot_seq", n.snapSeq).Int("replayed", r.records).
 		Dur("took", time.Since(start)).Msg("state recovered")
 	return nil
 }
