@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Hand-written journal decoding, the reverse of wire.go: recovery replays tens of
@@ -329,7 +330,8 @@ func (r *jsonReader) bool(v *bool) bool {
 	return true
 }
 
-// number returns the next JSON number token (the grammar of RFC 8259).
+// number returns the next JSON number token (the grammar of RFC 8259), never empty: the
+// callers parse it through unsafe.String (strconv keeps no reference to its input).
 func (r *jsonReader) number() ([]byte, bool) {
 	r.ws()
 	b, i := r.b, r.i
@@ -373,7 +375,7 @@ func (r *jsonReader) int64(v *int64) bool {
 	if !ok {
 		return false
 	}
-	n, err := strconv.ParseInt(string(tok), 10, 64)
+	n, err := strconv.ParseInt(unsafe.String(&tok[0], len(tok)), 10, 64)
 	*v = n
 	return err == nil
 }
@@ -383,7 +385,7 @@ func (r *jsonReader) uint64(v *uint64) bool {
 	if !ok {
 		return false
 	}
-	n, err := strconv.ParseUint(string(tok), 10, 64)
+	n, err := strconv.ParseUint(unsafe.String(&tok[0], len(tok)), 10, 64)
 	*v = n
 	return err == nil
 }
@@ -393,7 +395,7 @@ func (r *jsonReader) float(v *float64) bool {
 	if !ok {
 		return false
 	}
-	f, err := strconv.ParseFloat(string(tok), 64)
+	f, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 64)
 	*v = f
 	return err == nil
 }

@@ -22,6 +22,9 @@ func (cmd *JudgeNext) decodeJSON(r *jsonReader) bool {
 		switch string(k) {
 		case "judge":
 			return seen.once(0) && r.id(&cmd.Judge)
+		case "got":
+			cmd.Got = new(ID)
+			return seen.once(1) && r.id(cmd.Got)
 		}
 		return false
 	})

@@ -1,7 +1,6 @@
 package persist
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -169,7 +168,7 @@ func replayMix(eng *engine.Engine, clk *benchClock, judges []engine.ID, n int) (
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", cmd.Kind(), err)
 		}
-		b, err := json.Marshal(env)
+		b, err := env.AppendJSON(nil)
 		if err != nil {
 			return nil, err
 		}
