@@ -234,7 +234,12 @@ func (r *jsonReader) object(field func(key []byte) bool) bool {
 // id reads an id string (24 lowercase hex digits, as ParseID).
 func (r *jsonReader) id(id *ID) bool {
 	s, ok := r.rawString()
-	if !ok || len(s) != 24 {
+	return ok && idFromHex(s, id)
+}
+
+// idFromHex parses 24 lowercase hex digits, as ParseID.
+func idFromHex(s []byte, id *ID) bool {
+	if len(s) != 24 {
 		return false
 	}
 	for _, c := range s {

@@ -8,7 +8,6 @@ package engine
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -111,7 +110,7 @@ func (e *Engine) EncodeTo(w io.Writer) (uint64, error) {
 // Restore replaces the state with a decoded snapshot.
 func (e *Engine) Restore(b []byte) error {
 	s := &State{}
-	if err := json.Unmarshal(b, s); err != nil {
+	if err := decodeState(b, s); err != nil {
 		return fmt.Errorf("decode snapshot: %w", err)
 	}
 	s.tokens = &e.tokens // reindex fills it
