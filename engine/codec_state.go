@@ -8,7 +8,7 @@ import (
 )
 
 // Hand-written snapshot decoding (codec.go has the reader): a snapshot is mostly
-// judges with their seen lists and the audit log, which are read by hand here; every
+// judges with their seen lists, projects and the audit log, which are read by hand here; every
 // other field of the state goes through encoding/json on its own bytes. The result is
 // what json.Unmarshal gives, which decodeState falls back to for anything unexpected
 // (docs/behaviour.md#state-durability-and-recovery).
@@ -47,6 +47,8 @@ func decodeStateFast(b []byte, s *State) bool {
 			return seen.once(0) && r.judges(&s.Judges)
 		case "log":
 			return seen.once(1) && r.texts(&s.Log)
+		case "projects":
+			return seen.once(2) && r.projects(&s.Projects)
 		}
 		i, ok := fields[string(k)]
 		if !ok {
@@ -244,5 +246,123 @@ func (r *jsonReader) skipped(out *map[ID]bool) bool {
 		}
 		m[id] = v
 		return true
+	})
+}
+
+// projects reads null or the object of projects by id.
+func (r *jsonReader) projects(out *map[ID]*Project) bool {
+	if r.literal("null") {
+		*out = nil
+		return true
+	}
+	m := map[ID]*Project{}
+	*out = m
+	return r.object(func(k []byte) bool {
+		var id ID
+		if !r.idText(k, &id) {
+			return false
+		}
+		if _, dup := m[id]; dup {
+			return false
+		}
+		p := &Project{}
+		m[id] = p
+		return r.project(p)
+	})
+}
+
+// project reads a project as encoding/json writes it.
+func (r *jsonReader) project(p *Project) bool {
+	var seen fieldSet
+	return r.object(func(k []byte) bool {
+		switch string(k) {
+		case "id":
+			return seen.once(0) && r.id(&p.ID)
+		case "name":
+			return seen.once(1) && r.text(&p.Name)
+		case "description":
+			return seen.once(2) && r.text(&p.Description)
+		case "url":
+			return seen.once(3) && r.text(&p.URL)
+		case "try_link":
+			return seen.once(4) && r.text(&p.TryLink)
+		case "video_link":
+			return seen.once(5) && r.text(&p.VideoLink)
+		case "challenge_list":
+			return seen.once(6) && r.texts(&p.ChallengeList)
+		case "location":
+			return seen.once(7) && r.int(&p.Location)
+		case "group":
+			return seen.once(8) && r.int(&p.Group)
+		case "seen":
+			return seen.once(9) && r.int(&p.Seen)
+		case "track_seen":
+			return seen.once(10) && r.counts(&p.TrackSeen)
+		case "active":
+			return seen.once(11) && r.bool(&p.Active)
+		case "prioritized":
+			return seen.once(12) && r.bool(&p.Prioritized)
+		case "last_activity":
+			return seen.once(13) && r.int64(&p.LastActivity)
+		case "created":
+			return seen.once(14) && r.uint64(&p.Created)
+		case "ratings":
+			return seen.once(15) && r.rating(&p.Ratings)
+		}
+		return false
+	})
+}
+
+// counts reads null or an object of name -> int.
+func (r *jsonReader) counts(out *map[string]int) bool {
+	if r.literal("null") {
+		*out = nil
+		return true
+	}
+	if !r.byte('{') {
+		return false
+	}
+	m := map[string]int{}
+	*out = m
+	if r.byte('}') {
+		return true
+	}
+	for {
+		// Names are the admin's track names: keys may hold escapes.
+		var k string
+		var n int
+		if !r.text(&k) || !r.byte(':') || !r.int(&n) {
+			return false
+		}
+		if _, dup := m[k]; dup {
+			return false
+		}
+		m[k] = n
+		if r.byte('}') {
+			return true
+		}
+		if !r.byte(',') {
+			return false
+		}
+	}
+}
+
+// rating reads a project's fitted rating.
+func (r *jsonReader) rating(pr *ProjectRating) bool {
+	var seen fieldSet
+	return r.object(func(k []byte) bool {
+		switch string(k) {
+		case "rating":
+			return seen.once(0) && r.float(&pr.Rating)
+		case "sd":
+			return seen.once(1) && r.float(&pr.SD)
+		case "p_top":
+			return seen.once(2) && r.float(&pr.PTop)
+		case "p_top3":
+			return seen.once(3) && r.float(&pr.PTop3)
+		case "rank":
+			return seen.once(4) && r.int(&pr.Rank)
+		}
+		return false
 	})
 }

@@ -27,6 +27,20 @@ func codecTestState(t *testing.T, r *rand.Rand, judges int) []byte {
 		e.s.Judges[j.ID] = j
 		e.s.JudgeOrder = append(e.s.JudgeOrder, j.ID)
 	}
+	for _, p := range e.s.Projects {
+		p.Ratings = ProjectRating{Rating: r.NormFloat64(), SD: r.Float64(), PTop: r.Float64() / 1e6, PTop3: 1e21 * r.Float64(), Rank: r.IntN(30)}
+		p.Prioritized, p.Seen, p.LastActivity = r.IntN(2) == 0, r.IntN(9), r.Int64()
+		p.Description = awkwardTexts[r.IntN(len(awkwardTexts))]
+		switch r.IntN(3) {
+		case 1:
+			p.TrackSeen = map[string]int{}
+		case 2:
+			p.TrackSeen = map[string]int{awkwardTexts[r.IntN(len(awkwardTexts))]: r.IntN(5) - 1, "AI": 3}
+		}
+		if r.IntN(4) == 0 {
+			p.ChallengeList = nil
+		}
+	}
 	e.s.Log = append(e.s.Log, awkwardTexts...)
 	e.mu.Unlock()
 	var b bytes.Buffer

@@ -67,6 +67,9 @@ func buildRecoveryDir(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
+		return "", fmt.Errorf("%s is not an empty directory (%v)", dir, err)
+	}
 	eng := engine.New()
 	clk := &benchClock{now: 1_700_000_000_000}
 	apply := func(actor engine.Actor, cmd engine.Command) (any, error) {
@@ -304,5 +307,20 @@ func BenchmarkRecover(b *testing.B) {
 		b.StopTimer()
 		crash(n)
 		b.StartTimer()
+	}
+}
+
+// TestWriteRecoveryFixture writes the recovery benchmarks' data directory to
+// $PODIUM_RECOVERY_FIXTURE (skipped without it), for the binary's measurement of
+// recovery (cmd/podium TestRecoveryTimes):
+//
+//	PODIUM_RECOVERY_FIXTURE=/tmp/recovery-fixture go test ./persist -run WriteRecoveryFixture
+func TestWriteRecoveryFixture(t *testing.T) {
+	dir := os.Getenv("PODIUM_RECOVERY_FIXTURE")
+	if dir == "" {
+		t.Skip("PODIUM_RECOVERY_FIXTURE not set")
+	}
+	if _, err := buildRecoveryDir(dir); err != nil {
+		t.Fatal(err)
 	}
 }
