@@ -165,7 +165,7 @@ func (r *jsonReader) judge(j *Judge) bool {
 func (r *jsonReader) judgeLists(j *Judge, k []byte, seen *fieldSet) bool {
 	switch string(k) {
 	case "seen_projects":
-		return seen.once(15) && r.seenProjects(&j.SeenProjects)
+		return seen.once(15) && r.seenProjects(&j.SeenProjects, j.Seen)
 	case "skipped":
 		return seen.once(16) && r.skipped(&j.Skipped)
 	case "flagged":
@@ -180,8 +180,9 @@ func (r *jsonReader) judgeLists(j *Judge, k []byte, seen *fieldSet) bool {
 	return false
 }
 
-// seenProjects reads null or an array of seen projects.
-func (r *jsonReader) seenProjects(out *[]SeenProject) bool {
+// seenProjects reads null or an array of seen projects; hint is how many there
+// probably are (the judge's seen count, which comes first).
+func (r *jsonReader) seenProjects(out *[]SeenProject, hint int) bool {
 	if r.literal("null") {
 		*out = nil
 		return true
@@ -189,7 +190,7 @@ func (r *jsonReader) seenProjects(out *[]SeenProject) bool {
 	if !r.byte('[') {
 		return false
 	}
-	list := []SeenProject{}
+	list := make([]SeenProject, 0, min(max(hint, 0), 4096))
 	if !r.byte(']') {
 		for {
 			list = append(list, SeenProject{})

@@ -310,3 +310,57 @@ func TestReplayRecordedNextGivesIdenticalState(t *testing.T) {
 		})
 	}
 }
+
+// Replay leaves the state Apply leaves: a journal applied quietly (no events) and
+// applied with its events give the same snapshot.
+func TestReplayMatchesApply(t *testing.T) {
+	loud, quiet := New(), New()
+	r := rand.New(rand.NewPCG(13, 14))
+	tm := int64(1_700_000_000_000)
+	ps := make([]NewProject, 30)
+	for i := range ps {
+		ps[i] = NewProject{Name: fmt.Sprint("p", i)}
+	}
+	envs := []*Envelope{{Time: tm, Seed: 1, Actor: Admin, Cmd: &CreateProjects{Projects: ps}},
+		{Time: tm, Seed: 2, Actor: Admin, Cmd: &CreateJudges{Judges: []NewJudge{{Name: "a", Email: "a@x.org"}, {Name: "b", Email: "b@x.org"}}, Codes: []string{"11111111", "22222222"}}},
+		{Time: tm, Seed: 3, Actor: Admin, Cmd: &ClockUnpause{}}}
+	for _, env := range envs {
+		if _, _, err := loud.Apply(env); err != nil {
+			t.Fatal(err)
+		}
+		if err := quiet.Replay(env); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var judges []ID
+	loud.Read(func(s *State) { judges = s.JudgeOrder })
+	for i := 0; i < 200; i++ {
+		j := judges[r.IntN(len(judges))]
+		var cmd Command = &JudgeNext{Judge: j}
+		switch r.IntN(4) {
+		case 1:
+			cmd = &JudgeFinish{Judge: j, Notes: "n"}
+		case 2:
+			cmd = &JudgeSkip{Judge: j, Reason: SkipAbsent}
+		case 3:
+			cmd = &JudgeSkip{Judge: j, Reason: "cannot-demo"}
+		}
+		env := &Envelope{Time: tm + int64(i), Seed: r.Uint64(), Actor: JudgeActor(j), Cmd: cmd}
+		_, _, errLoud := loud.Apply(env)
+		if next, ok := cmd.(*JudgeNext); ok {
+			next.Got = nil // the quiet side runs the assignment too
+		}
+		if errQuiet := quiet.Replay(env); (errLoud == nil) != (errQuiet == nil) {
+			t.Fatalf("command %d (%s): Apply %v, Replay %v", i, cmd.Kind(), errLoud, errQuiet)
+		}
+	}
+	if snapshotHash(t, loud) != snapshotHash(t, quiet) {
+		t.Fatal("Replay left another state than Apply")
+	}
+	var a, b uint64
+	loud.Read(func(s *State) { a = s.PublicListChangedAt() })
+	quiet.Read(func(s *State) { b = s.PublicListChangedAt() })
+	if a != b || a == 0 {
+		t.Fatalf("public listing versions %d and %d", a, b)
+	}
+}

@@ -114,7 +114,7 @@ func applyJournal(eng *engine.Engine, recs []journalRecord) (replayed, error) {
 	var r replayed
 	for i := range recs {
 		rec := &recs[i]
-		if _, _, err := eng.Apply(&rec.env); err != nil {
+		if err := eng.Replay(&rec.env); err != nil {
 			return r, fmt.Errorf("journal record %d: apply %s: %w", rec.seq, rec.env.Cmd.Kind(), err)
 		}
 		if got := eng.Applied(); got != rec.seq {

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -29,10 +32,10 @@ func TestRecoveryTimes(t *testing.T) {
 	if bin == "" {
 		bin = podiumBinary(t)
 	}
-	var empty, killed, clean []time.Duration
+	var empty, killed, clean, cpuEmpty, cpuKilled, cpuClean []time.Duration
 	for round := 0; round < 3; round++ {
 		d, p := timedStart(t, bin, t.TempDir())
-		empty = append(empty, d)
+		empty, cpuEmpty = append(empty, d), append(cpuEmpty, procCPU(t, p))
 		p.kill()
 
 		dir := filepath.Join(t.TempDir(), "data")
@@ -40,7 +43,7 @@ func TestRecoveryTimes(t *testing.T) {
 			t.Fatalf("cp: %v %s", err, out)
 		}
 		d, p = timedStart(t, bin, dir)
-		killed = append(killed, d)
+		killed, cpuKilled = append(killed, d), append(cpuKilled, procCPU(t, p))
 		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +51,7 @@ func TestRecoveryTimes(t *testing.T) {
 			t.Fatalf("SIGTERM: %v", err)
 		}
 		d, p = timedStart(t, bin, dir)
-		clean = append(clean, d)
+		clean, cpuClean = append(clean, d), append(cpuClean, procCPU(t, p))
 		p.kill()
 	}
 	median := func(ds []time.Duration) string {
@@ -57,6 +60,22 @@ func TestRecoveryTimes(t *testing.T) {
 		return fmt.Sprintf("%d ms (%v)", s[len(s)/2].Milliseconds(), ds)
 	}
 	t.Logf("start → /readyz 200: empty directory %s; after kill -9 %s; clean restart %s", median(empty), median(killed), median(clean))
+	t.Logf("server CPU until then: empty directory %s; after kill -9 %s; clean restart %s", median(cpuEmpty), median(cpuKilled), median(cpuClean))
+}
+
+// procCPU returns the CPU time (user + system) the server process has used so far.
+func procCPU(t *testing.T, p *proc) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fields after the command name (which ends with the last ')'): utime and stime are
+	// the 12th and 13th, in clock ticks (100 a second on Linux).
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	ut, _ := strconv.Atoi(f[11])
+	st, _ := strconv.Atoi(f[12])
+	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
 // timedStart starts the binary bin on dir and returns how long /readyz took to answer 200
