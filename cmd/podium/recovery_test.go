@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -19,7 +16,7 @@ import (
 // directory; on $PODIUM_RECOVERY_FIXTURE as a kill -9 leaves it (10,000 projects, 5,000
 // judges × 20 views, a snapshot and 40,000 journal records after it); and a clean
 // restart after SIGTERM (the final snapshot covers everything). Skipped without the
-// fixture (docs/performance.md); $PODIUM_RECOVERY_BINARY measures another build:
+// fixture (docs/performance.md); $PODIUM_BENCH_BINARY measures another build:
 //
 //	PODIUM_RECOVERY_FIXTURE=/tmp/recovery-fixture go test ./persist -run WriteRecoveryFixture
 //	PODIUM_RECOVERY_FIXTURE=/tmp/recovery-fixture go test ./cmd/podium -run RecoveryTimes -v
@@ -28,10 +25,7 @@ func TestRecoveryTimes(t *testing.T) {
 	if fixture == "" {
 		t.Skip("PODIUM_RECOVERY_FIXTURE not set")
 	}
-	bin := os.Getenv("PODIUM_RECOVERY_BINARY")
-	if bin == "" {
-		bin = podiumBinary(t)
-	}
+	bin := benchBinary(t)
 	var empty, killed, clean, cpuEmpty, cpuKilled, cpuClean []time.Duration
 	for round := 0; round < 3; round++ {
 		d, p := timedStart(t, bin, t.TempDir())
@@ -64,22 +58,18 @@ func TestRecoveryTimes(t *testing.T) {
 }
 
 // procCPU returns the CPU time (user + system) the server process has used so far.
-func procCPU(t *testing.T, p *proc) time.Duration {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
-	if err != nil {
-		t.Fatal(err)
+func procCPU(t *testing.T, p *proc) time.Duration { return pidCPU(t, p.cmd.Process.Pid) }
+
+// benchBinary is $PODIUM_BENCH_BINARY (another build to measure), else this tree's.
+func benchBinary(t *testing.T) string {
+	if bin := os.Getenv("PODIUM_BENCH_BINARY"); bin != "" {
+		return bin
 	}
-	// Fields after the command name (which ends with the last ')'): utime and stime are
-	// the 12th and 13th, in clock ticks (100 a second on Linux).
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
-	ut, _ := strconv.Atoi(f[11])
-	st, _ := strconv.Atoi(f[12])
-	return time.Duration(ut+st) * 10 * time.Millisecond
+	return podiumBinary(t)
 }
 
-// timedStart starts the binary bin on dir and returns how long /readyz took to answer 200
-// from the process's start.
+// timedStart starts the binary bin on dir and returns how long /readyz took to answer
+// 200 from the process's start.
 func timedStart(t *testing.T, bin, dir string) (time.Duration, *proc) {
 	t.Helper()
 	t0 := time.Now()
