@@ -2,7 +2,7 @@
 GO ?= go
 DATA_DIR ?= ./data
 
-.PHONY: run build test vet bench bench-ratio loadtest cluster bench-cluster
+.PHONY: run build test vet bench bench-ratio bench-recovery loadtest cluster bench-cluster
 
 build:
 	$(GO) build -o ./podium ./cmd/podium
@@ -31,6 +31,19 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	./loadtest-bin -server ./podium -json bench-load-report.json $(BENCH_LOAD_ARGS)
 	./loadtest-bin -server ./podium -ratio -json bench-ratio-report.json $(BENCH_RATIO_ARGS)
+
+# Recovery (docs/performance.md): journal replay of the realistic mix in records/s
+# (BenchmarkReplay, also in `make bench`), then through the binary start → /readyz 200
+# on an empty directory, after kill -9 (snapshot + 40,000 records) and after a clean
+# restart, and the sponsors route against net/http serving the same bytes.
+bench-recovery:
+	$(GO) test -run '^$$' -bench 'Replay$$' -benchtime 3x -count 3 ./persist
+	@d=$$(mktemp -d); trap 'rm -rf $$d' EXIT; \
+	echo "PODIUM_RECOVERY_FIXTURE=$$d/fixture $(GO) test ./persist -run WriteRecoveryFixture"; \
+	PODIUM_RECOVERY_FIXTURE=$$d/fixture $(GO) test -count=1 ./persist -run WriteRecoveryFixture && \
+	echo "PODIUM_RECOVERY_FIXTURE=$$d/fixture $(GO) test ./cmd/podium -run RecoveryTimes -v" && \
+	PODIUM_RECOVERY_FIXTURE=$$d/fixture $(GO) test -count=1 ./cmd/podium -run RecoveryTimes -v
+	PODIUM_SPONSORS_BENCH=1 $(GO) test -count=1 ./cmd/podium -run SponsorsAgainstNetHTTP -v
 
 # Ratio benchmark alone (heartbeat vs judge actions; websocket hub vs a tuned
 # gorilla/websocket broadcaster; median of 5 rounds in one run).

@@ -116,12 +116,16 @@ type Ctx struct {
 	Actor  Actor
 	state  *State
 	events []Event
+	quiet  bool // replaying the journal: events are not collected (Engine.Replay)
 }
 
 // emit queues an event; it is published only after the command is durable.
 func (c *Ctx) emit(ev Event) {
 	if ev.Type == EvExpo {
 		c.state.publicAt++ // a refused command's bump costs a rebuild, never a stale listing
+	}
+	if c.quiet {
+		return
 	}
 	if c.events == nil {
 		c.events = make([]Event, 0, 4) // a judge's next emits three
@@ -131,6 +135,9 @@ func (c *Ctx) emit(ev Event) {
 
 // changed emits a "changed" notification for dashboards.
 func (c *Ctx) changed(kind string, ids ...ID) {
+	if c.quiet {
+		return
+	}
 	if ids == nil {
 		ids = []ID{}
 	}
@@ -253,5 +260,7 @@ func (c *Ctx) logEnd(b []byte) {
 		copy(kept, s.Log[len(s.Log)-MaxLogLines:])
 		s.Log = kept
 	}
-	c.emit(Event{Type: EvLog, To: ToAdmins, Data: LogEvent{Lines: []string{line}}})
+	if !c.quiet {
+		c.emit(Event{Type: EvLog, To: ToAdmins, Data: LogEvent{Lines: []string{line}}})
+	}
 }

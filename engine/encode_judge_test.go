@@ -11,8 +11,9 @@ import (
 // TestJudgeAppendJSONMatchesMarshal: the hand-written judge encoding is byte for byte
 // encoding/json's, on random judges (nil and empty slices and maps, awkward strings,
 // floats of every magnitude), and fails like it on a NaN reliability.
-func TestJudgeAppendJSONMatchesMarshal(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
+// randJudge returns a random judge: awkward texts, nil and empty lists and maps, odd
+// floats.
+func randJudge(r *rand.Rand) *Judge {
 	text := func() string { return awkwardTexts[r.IntN(len(awkwardTexts))] }
 	id := func() ID { return randID(r) }
 	ids := func() []ID {
@@ -29,38 +30,44 @@ func TestJudgeAppendJSONMatchesMarshal(t *testing.T) {
 		return out
 	}
 	floats := []float64{0, 1, -1, 0.5, 1e-7, 3.2e-9, 1e21, 1.5e22, 123456.789, math.SmallestNonzeroFloat64, math.MaxFloat64, 0.1 + 0.2}
+	j := &Judge{
+		ID: id(), Code: text(), Name: text(), Email: text(), Notes: text(), Track: text(),
+		TokenHash: text(), Active: r.IntN(2) == 0, ReadWelcome: r.IntN(2) == 0,
+		Group: r.IntN(20) - 5, GroupSeen: r.IntN(100), CurrentSince: r.Int64() - r.Int64(),
+		LastLocation: r.IntN(3000) - 10, Seen: r.IntN(1000), Flagged: ids(), Rankings: ids(),
+		LastActivity: r.Int64(), Reliability: floats[r.IntN(len(floats))],
+	}
+	if r.IntN(2) == 0 {
+		j.Current = id()
+	}
+	switch r.IntN(3) {
+	case 1:
+		j.SeenProjects = []SeenProject{}
+	case 2:
+		for k := 0; k < 1+r.IntN(6); k++ {
+			j.SeenProjects = append(j.SeenProjects, SeenProject{ProjectID: id(), Starred: r.IntN(2) == 0,
+				Notes: text(), Name: text(), Location: r.IntN(500) - 3, Description: text()})
+		}
+	}
+	switch r.IntN(3) {
+	case 1:
+		j.Skipped = map[ID]bool{}
+	case 2:
+		j.Skipped = map[ID]bool{}
+		for k := 0; k < 1+r.IntN(6); k++ {
+			j.Skipped[id()] = r.IntN(2) == 0
+		}
+	}
+	if r.IntN(10) == 0 {
+		j.Reliability = -j.Reliability
+	}
+	return j
+}
+
+func TestJudgeAppendJSONMatchesMarshal(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
 	for i := 0; i < 3000; i++ {
-		j := &Judge{
-			ID: id(), Code: text(), Name: text(), Email: text(), Notes: text(), Track: text(),
-			TokenHash: text(), Active: r.IntN(2) == 0, ReadWelcome: r.IntN(2) == 0,
-			Group: r.IntN(20) - 5, GroupSeen: r.IntN(100), CurrentSince: r.Int64() - r.Int64(),
-			LastLocation: r.IntN(3000) - 10, Seen: r.IntN(1000), Flagged: ids(), Rankings: ids(),
-			LastActivity: r.Int64(), Reliability: floats[r.IntN(len(floats))],
-		}
-		if r.IntN(2) == 0 {
-			j.Current = id()
-		}
-		switch r.IntN(3) {
-		case 1:
-			j.SeenProjects = []SeenProject{}
-		case 2:
-			for k := 0; k < 1+r.IntN(6); k++ {
-				j.SeenProjects = append(j.SeenProjects, SeenProject{ProjectID: id(), Starred: r.IntN(2) == 0,
-					Notes: text(), Name: text(), Location: r.IntN(500) - 3, Description: text()})
-			}
-		}
-		switch r.IntN(3) {
-		case 1:
-			j.Skipped = map[ID]bool{}
-		case 2:
-			j.Skipped = map[ID]bool{}
-			for k := 0; k < 1+r.IntN(6); k++ {
-				j.Skipped[id()] = r.IntN(2) == 0
-			}
-		}
-		if r.IntN(10) == 0 {
-			j.Reliability = -j.Reliability
-		}
+		j := randJudge(r)
 		want, err := json.Marshal(j)
 		if err != nil {
 			t.Fatal(err)

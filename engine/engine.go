@@ -8,7 +8,6 @@ package engine
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -37,10 +36,19 @@ func New() *Engine {
 func (e *Engine) Apply(env *Envelope) (result any, events []Event, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.applyLocked(env)
+	return e.apply(env, false)
 }
 
-func (e *Engine) applyLocked(env *Envelope) (result any, events []Event, err error) {
+// Replay applies a journaled command without collecting its events (recovery: nobody
+// is listening yet); the state it leaves is the one Apply leaves.
+func (e *Engine) Replay(env *Envelope) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, _, err := e.apply(env, true)
+	return err
+}
+
+func (e *Engine) apply(env *Envelope, quiet bool) (result any, events []Event, err error) {
 	if env.Cmd == nil {
 		return nil, nil, invalidf("empty command")
 	}
@@ -48,7 +56,7 @@ func (e *Engine) applyLocked(env *Envelope) (result any, events []Event, err err
 		c Ctx
 		r Rand
 	}{r: Rand{state: env.Seed}}
-	cr.c = Ctx{Time: env.Time, Rand: &cr.r, Actor: env.Actor, state: e.s}
+	cr.c = Ctx{Time: env.Time, Rand: &cr.r, Actor: env.Actor, state: e.s, quiet: quiet}
 	c := &cr.c
 	defer func() {
 		if r := recover(); r != nil {
@@ -119,7 +127,7 @@ func (e *Engine) EncodeTo(w io.Writer) (uint64, error) {
 // Restore replaces the state with a decoded snapshot.
 func (e *Engine) Restore(b []byte) error {
 	s := &State{}
-	if err := json.Unmarshal(b, s); err != nil {
+	if err := decodeState(b, s); err != nil {
 		return fmt.Errorf("decode snapshot: %w", err)
 	}
 	s.tokens = &e.tokens // reindex fills it

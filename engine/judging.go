@@ -72,6 +72,11 @@ func (s *State) currentProject(j *Judge) (*Project, bool) {
 // NextResult.
 type JudgeNext struct {
 	Judge ID `json:"judge"`
+	// Got is the project the command assigned, set when it applies: its journal record
+	// then carries the outcome, and replaying it assigns that project again without
+	// running the assignment (docs/behaviour.md#state-durability-and-recovery). Unset when
+	// the assignment also moved the judge to another group (replay runs it then).
+	Got *ID `json:"got,omitempty"`
 }
 
 // Kind implements Command.
@@ -82,12 +87,35 @@ func (cmd *JudgeNext) apply(s *State, c *Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := s.nextFor(j, c)
-	if !res.ProjectID.IsZero() {
-		res.Upcoming = s.upcomingFor(j, c)
+	var res NextResult
+	if p, ok := s.recordedNext(j, cmd.Got); ok {
+		s.jd().sync(s)
+		s.assignTo(j, p, c)
+		res = NextResult{ProjectID: p.ID}
+	} else {
+		group, had := j.Group, j.Current
+		res = s.nextFor(j, c)
+		cmd.Got = nil
+		if id := res.ProjectID; !id.IsZero() && id != had && j.Group == group {
+			cmd.Got = &id
+		}
+		if !res.ProjectID.IsZero() {
+			res.Upcoming = s.upcomingFor(j, c)
+		}
 	}
 	s.jd().keep(s)
 	return res, nil
+}
+
+// recordedNext returns the project a replayed next assigned (JudgeNext.Got) when it
+// applies as nextFor would reach its pick: the judge has no current project and may
+// be given one, and the project is there.
+func (s *State) recordedNext(j *Judge, got *ID) (*Project, bool) {
+	if got == nil || !j.Current.IsZero() || s.nextBlocked(j) != "" {
+		return nil, false
+	}
+	p, ok := s.Projects[*got]
+	return p, ok
 }
 
 // JudgeSkip skips the judge's current project with a reason, writes a flag, and hands

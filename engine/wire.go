@@ -80,6 +80,10 @@ func appendJSONString(b []byte, s string) []byte {
 func (cmd *JudgeNext) appendJSON(b []byte) []byte {
 	b = append(b, `{"judge":`...)
 	b = appendID(b, cmd.Judge)
+	if cmd.Got != nil {
+		b = append(b, `,"got":`...)
+		b = appendID(b, *cmd.Got)
+	}
 	return append(b, '}')
 }
 

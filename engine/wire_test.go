@@ -26,6 +26,10 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 		switch i % 5 {
 		case 0:
 			cmd = &JudgeNext{Judge: id()}
+			if r.IntN(2) == 0 {
+				got := id()
+				cmd.(*JudgeNext).Got = &got
+			}
 		case 1:
 			cmd = &JudgeFinish{Judge: id(), Notes: texts[r.IntN(len(texts))], Starred: r.IntN(2) == 0}
 		case 2:

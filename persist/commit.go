@@ -1,7 +1,6 @@
 package persist
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -216,14 +215,7 @@ func (n *Node) rollback() {
 			seq = ptr.Seq
 		}
 		if err == nil {
-			err = n.j.Replay(seq, func(_ uint64, payload []byte) error {
-				var env engine.Envelope
-				if err := json.Unmarshal(payload, &env); err != nil {
-					return err
-				}
-				_, _, err := fresh.Apply(&env)
-				return err
-			})
+			_, err = replayJournal(fresh, n.j, seq)
 		}
 	})
 	var b []byte

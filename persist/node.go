@@ -6,7 +6,6 @@ package persist
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -166,64 +165,6 @@ func Open(dir string, opts Options) (*Node, error) {
 
 // journalDir is where the journal of the data directory dir lives.
 func journalDir(dir string) string { return filepath.Join(dir, "journal") }
-
-// recover loads the latest snapshot and replays the journal after it.
-func (n *Node) recover() error {
-	start := time.Now()
-	data, ptr, found, err := n.st.LoadSnapshot()
-	if err != nil {
-		return fmt.Errorf("recovery: %w", err)
-	}
-	if found {
-		if err := n.eng.Restore(data); err != nil {
-			return fmt.Errorf("recovery: snapshot %d: %w", ptr.ID, err)
-		}
-		if got := n.eng.Applied(); got != ptr.Seq {
-			return fmt.Errorf("recovery: snapshot says sequence %d but holds %d", ptr.Seq, got)
-		}
-		n.snapSeq = ptr.Seq
-		n.recoveredAt = ptr.SavedAt
-	}
-	if err := n.migrate(); err != nil {
-		return fmt.Errorf("recovery: %w", err)
-	}
-	first, last := n.j.FirstIndex(), n.j.LastIndex()
-	switch {
-	case last > n.snapSeq && first > n.snapSeq+1:
-		return fmt.Errorf("recovery: the journal starts at record %d but the snapshot covers only up to %d: records are missing", first, n.snapSeq)
-	case last < n.snapSeq:
-		// The snapshot is newer than the whole journal (e.g. restored): the journal
-		// continues after it. Failing here (a full disk) only costs a segment later.
-		if err := n.j.TruncateFront(n.snapSeq); err != nil {
-			n.log.Warn().Err(err).Msg("could not mark the journal as starting after the snapshot")
-		}
-	}
-	replayed := 0
-	err = n.j.Replay(n.snapSeq, func(seq uint64, payload []byte) error {
-		var env engine.Envelope
-		if err := json.Unmarshal(payload, &env); err != nil {
-			return fmt.Errorf("journal record %d: decode: %w", seq, err)
-		}
-		if _, _, err := n.eng.Apply(&env); err != nil {
-			return fmt.Errorf("journal record %d: apply %s: %w", seq, env.Cmd.Kind(), err)
-		}
-		if got := n.eng.Applied(); got != seq {
-			return fmt.Errorf("engine is at sequence %d after applying record %d", got, seq)
-		}
-		if env.Time > n.recoveredAt {
-			n.recoveredAt = env.Time
-		}
-		replayed++
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("recovery: %w", err)
-	}
-	n.eng.Read(func(s *engine.State) { n.lastTime = s.LastTime })
-	n.log.Info().Uint64("snapshot_seq", n.snapSeq).Int("replayed", replayed).
-		Dur("took", time.Since(start)).Msg("state recovered")
-	return nil
-}
 
 // RecoveredAt is the last moment (ms) the previous run is known to have been up: the
 // time of its last command or snapshot. 0 for a new data directory.

@@ -832,6 +832,7 @@ func loadBenchSponsors(b *testing.B, url, logoKind string) {
 	doc, _ := json.Marshal(map[string]any{"schedule": []any{}, "sponsors": sponsors, "faq": []any{}})
 	req, _ := http.NewRequest("PUT", url+"/api/admin/content", bytes.NewReader(doc))
 	req.Header.Set("Authorization", "Basic "+b64([]byte("admin:"+testPassword)))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != 200 {
 		b.Fatalf("load content: %v %v", err, resp)
@@ -866,6 +867,9 @@ func benchCases(etag string) []benchCase {
 }
 
 func logRates(b *testing.B, label string, rates map[string]float64) {
+	if nh := rates["nethttp-gzip"]; nh > 0 {
+		b.Logf("%s: net/http serving the same gzip'd sponsors body %.0f req/s; Podium %.2f of it", label, nh, rates["sponsors-gzip"]/nh)
+	}
 	if h := rates["heartbeat"]; h > 0 {
 		b.Logf("%s: heartbeat %.0f req/s; sponsors gzip %.0f req/s (ratio %.2f); revalidate (304) %.0f req/s (ratio %.2f)",
 			label, h, rates["sponsors-gzip"], rates["sponsors-gzip"]/h, rates["sponsors-revalidate"], rates["sponsors-revalidate"]/h)
@@ -923,7 +927,8 @@ func BenchmarkPublicSponsors(b *testing.B) {
 }
 
 // BenchmarkPublicSponsorsRounds measures the same three requests as
-// BenchmarkPublicSponsors (PNG logos) in interleaved rounds: every round runs each case
+// BenchmarkPublicSponsors (PNG logos), and net/http serving the same gzip'd response
+// (netHTTPSponsors; "ratio-nethttp" compares the two), in interleaved rounds: every round runs each case
 // for 250 ms with 8 concurrent clients, rotating the order, so that load from other
 // processes on a shared machine hits all cases alike. It runs once whatever b.N is:
 //
@@ -934,7 +939,11 @@ func BenchmarkPublicSponsorsRounds(b *testing.B) {
 	loadBenchSponsors(b, url, "png")
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 64}}
 	fetch := func(tc benchCase) (int, string) {
-		req, _ := http.NewRequest("GET", url+tc.path, nil)
+		target := url + tc.path
+		if strings.HasPrefix(tc.path, "http") {
+			target = tc.path
+		}
+		req, _ := http.NewRequest("GET", target, nil)
 		for k, v := range tc.hdr {
 			req.Header.Set(k, v)
 		}
@@ -948,7 +957,8 @@ func BenchmarkPublicSponsorsRounds(b *testing.B) {
 		return resp.StatusCode, resp.Header.Get("ETag")
 	}
 	_, etag := fetch(benchCase{path: "/v1/public/sponsors", hdr: map[string]string{"X-API-Key": testAPIKey, "Accept-Encoding": "gzip"}})
-	cases := benchCases(etag)
+	base := netHTTPSponsors(b, url)
+	cases := append(benchCases(etag), benchCase{"nethttp-gzip", base + "/v1/public/sponsors", nil, 200})
 	const rounds, clients, slice = 12, 8, 250 * time.Millisecond
 	counts := make([]int64, len(cases))
 	spent := make([]time.Duration, len(cases))
@@ -986,9 +996,43 @@ func BenchmarkPublicSponsorsRounds(b *testing.B) {
 		rates[tc.name] = float64(counts[i]) / spent[i].Seconds()
 		b.ReportMetric(rates[tc.name], tc.name+"-req/s")
 	}
+	b.ReportMetric(rates["sponsors-gzip"]/rates["nethttp-gzip"], "ratio-nethttp")
 	b.ReportMetric(rates["sponsors-gzip"]/rates["heartbeat"], "ratio-gzip")
 	b.ReportMetric(rates["sponsors-revalidate"]/rates["heartbeat"], "ratio-304")
 	logRates(b, "HTTP rounds, png logos", rates)
+}
+
+// netHTTPSponsors starts a plain net/http server that answers every request with the
+// gzip'd sponsors response Podium gives (same body and headers), the baseline of
+// BenchmarkPublicSponsorsRounds, and returns its base URL.
+func netHTTPSponsors(b *testing.B, url string) string {
+	req, _ := http.NewRequest("GET", url+"/v1/public/sponsors", nil)
+	req.Header.Set("X-API-Key", testAPIKey)
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	hdr := resp.Header.Clone()
+	hdr.Del("Date")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		for k, v := range hdr {
+			w.Header()[k] = v
+		}
+		_, _ = w.Write(body)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	b.Cleanup(func() { _ = srv.Close() })
+	return "http://" + ln.Addr().String()
 }
 
 // BenchmarkPublicSponsorsHandler runs the same requests through the server's handler

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -21,8 +22,8 @@ const (
 	acceptBackoffMin = 5 * time.Millisecond
 	acceptBackoffMax = time.Second
 
-	// idleWriteTimeout: a response write that makes no progress (one writeChunk accepted
-	// by the kernel) for this long fails and the connection closes.
+	// idleWriteTimeout: a response write that moves less than writeChunk to the kernel
+	// in this long fails and the connection closes.
 	idleWriteTimeout = 30 * time.Second
 	writeChunk       = 64 << 10
 )
@@ -105,27 +106,28 @@ type idleWriteConn struct {
 // write deadlines, and its non-blocking writes need the file descriptor (package ws).
 func (c *idleWriteConn) PlainConn() net.Conn { return c.Conn }
 
-// Write writes p in chunks, each with a fresh idle deadline.
+// Write writes p with an idle deadline: a write that times out having moved at least
+// writeChunk bytes (or all that was left) in that time is continued with a fresh
+// deadline, so a reader slower than writeChunk per idle fails as before. p goes to the
+// kernel whole, not in writeChunk pieces, so a large body costs no more system calls
+// and deadline updates than the socket buffer needs.
 func (c *idleWriteConn) Write(p []byte) (int, error) {
 	n := 0
-	for len(p) > 0 {
-		chunk := p
-		if len(chunk) > writeChunk {
-			chunk = chunk[:writeChunk]
-		}
+	for {
 		c.mu.Lock()
-		if c.explicit.IsZero() {
+		idle := c.explicit.IsZero()
+		if idle {
 			_ = c.Conn.SetWriteDeadline(time.Now().Add(c.idle))
 		}
 		c.mu.Unlock()
-		m, err := c.Conn.Write(chunk)
+		m, err := c.Conn.Write(p)
 		n += m
-		if err != nil {
+		enough := m >= min(writeChunk, len(p))
+		p = p[m:]
+		if err == nil || !idle || !enough || !errors.Is(err, os.ErrDeadlineExceeded) {
 			return n, err
 		}
-		p = p[m:]
 	}
-	return n, nil
 }
 
 // SetDeadline sets read and write deadlines; the write one replaces the idle timeout.

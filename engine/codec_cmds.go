@@ -1,0 +1,127 @@
+package engine
+
+// The hot commands' hand-written decoders (codec.go): the judge's commands and a fit's
+// result, which together are nearly every journal record of an event. Each field may
+// come once, in any order; any other field sends the command to encoding/json.
+
+// fieldSet records which fields a decoder has read.
+type fieldSet uint16
+
+// once marks field i read and reports whether it was not read before.
+func (f *fieldSet) once(i uint) bool {
+	if *f&(1<<i) != 0 {
+		return false
+	}
+	*f |= 1 << i
+	return true
+}
+
+func (cmd *JudgeNext) decodeJSON(r *jsonReader) bool {
+	var seen fieldSet
+	return r.object(func(k []byte) bool {
+		switch string(k) {
+		case "judge":
+			return seen.once(0) && r.id(&cmd.Judge)
+		case "got":
+			cmd.Got = new(ID)
+			return seen.once(1) && r.id(cmd.Got)
+		}
+		return false
+	})
+}
+
+func (cmd *JudgeFinish) decodeJSON(r *jsonReader) bool {
+	var seen fieldSet
+	return r.object(func(k []byte) bool {
+		switch string(k) {
+		case "judge":
+			return seen.once(0) && r.id(&cmd.Judge)
+		case "notes":
+			return seen.once(1) && r.text(&cmd.Notes)
+		case "starred":
+			return seen.once(2) && r.bool(&cmd.Starred)
+		}
+		return false
+	})
+}
+
+func (cmd *JudgeSkip) decodeJSON(r *jsonReader) bool {
+	var seen fieldSet
+	return r.object(func(k []byte) bool {
+		switch string(k) {
+		case "judge":
+			return seen.once(0) && r.id(&cmd.Judge)
+		case "reason":
+			return seen.once(1) && r.text(&cmd.Reason)
+		}
+		return false
+	})
+}
+
+func (cmd *JudgeRank) decodeJSON(r *jsonReader) bool {
+	var seen fieldSet
+	return r.object(func(k []byte) bool {
+		switch string(k) {
+		case "judge":
+			return seen.once(0) && r.id(&cmd.Judge)
+		case "ranking":
+			return seen.once(1) && r.ids(&cmd.Ranking)
+		}
+		return false
+	})
+}
+
+func (cmd *JudgeStar) decodeJSON(r *jsonReader) bool {
+	var seen fieldSet
+	return r.object(func(k []byte) bool {
+		switch string(k) {
+		case "judge":
+			return seen.once(0) && r.id(&cmd.Judge)
+		case "project":
+			return seen.once(1) && r.id(&cmd.Project)
+		case "starred":
+			return seen.once(2) && r.bool(&cmd.Starred)
+		}
+		return false
+	})
+}
+
+func (cmd *JudgeNotes) decodeJSON(r *jsonReader) bool {
+	var seen fieldSet
+	return r.object(func(k []byte) bool {
+		switch string(k) {
+		case "judge":
+			return seen.once(0) && r.id(&cmd.Judge)
+		case "project":
+			return seen.once(1) && r.id(&cmd.Project)
+		case "notes":
+			return seen.once(2) && r.text(&cmd.Notes)
+		}
+		return false
+	})
+}
+
+func (cmd *SetRatings) decodeJSON(r *jsonReader) bool {
+	var seen fieldSet
+	return r.object(func(k []byte) bool {
+		switch string(k) {
+		case "version":
+			return seen.once(0) && r.uint64(&cmd.Version)
+		case "projects":
+			return seen.once(1) && r.ids(&cmd.Projects)
+		case "rating":
+			return seen.once(2) && r.floats(&cmd.Rating)
+		case "sd":
+			return seen.once(3) && r.floats(&cmd.SD)
+		case "p_top":
+			return seen.once(4) && r.floats(&cmd.PTop)
+		case "p_top3":
+			return seen.once(5) && r.floats(&cmd.PTop3)
+		case "judges":
+			return seen.once(6) && r.ids(&cmd.Judges)
+		case "reliability":
+			return seen.once(7) && r.floats(&cmd.Reliability)
+		}
+		return false
+	})
+}

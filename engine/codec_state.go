@@ -1,0 +1,369 @@
+package engine
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// Hand-written snapshot decoding (codec.go has the reader): a snapshot is mostly
+// judges with their seen lists, projects and the audit log, which are read by hand here; every
+// other field of the state goes through encoding/json on its own bytes. The result is
+// what json.Unmarshal gives, which decodeState falls back to for anything unexpected
+// (docs/behaviour.md#state-durability-and-recovery).
+
+// decodeState decodes a snapshot into the fresh state s.
+func decodeState(b []byte, s *State) error {
+	if decodeStateFast(b, s) {
+		return nil
+	}
+	*s = State{}
+	return json.Unmarshal(b, s)
+}
+
+// stateFields maps the state's JSON field names to their field indexes.
+var stateFields = sync.OnceValue(func() map[string]int {
+	m := map[string]int{}
+	t := reflect.TypeFor[State]()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.IsExported() && name != "" && name != "-" {
+			m[name] = i
+		}
+	}
+	return m
+})
+
+func decodeStateFast(b []byte, s *State) bool {
+	r := &jsonReader{b: b}
+	v := reflect.ValueOf(s).Elem()
+	fields := stateFields()
+	var seen fieldSet
+	return r.object(func(k []byte) bool {
+		switch string(k) {
+		case "judges":
+			return seen.once(0) && r.judges(&s.Judges)
+		case "log":
+			return seen.once(1) && r.texts(&s.Log)
+		case "projects":
+			return seen.once(2) && r.projects(&s.Projects)
+		}
+		i, ok := fields[string(k)]
+		if !ok {
+			return false
+		}
+		raw, ok := r.skipValue()
+		return ok && json.Unmarshal(raw, v.Field(i).Addr().Interface()) == nil
+	}) && r.end()
+}
+
+// judges reads null or the object of judges by id.
+func (r *jsonReader) judges(out *map[ID]*Judge) bool {
+	if r.literal("null") {
+		*out = nil
+		return true
+	}
+	m := map[ID]*Judge{}
+	*out = m
+	return r.object(func(k []byte) bool {
+		var id ID
+		if !r.idText(k, &id) {
+			return false
+		}
+		if _, dup := m[id]; dup {
+			return false
+		}
+		j := &Judge{}
+		m[id] = j
+		return r.judge(j)
+	})
+}
+
+// idText parses a key as an id (ID.UnmarshalText; a key with escapes is refused).
+func (r *jsonReader) idText(k []byte, id *ID) bool { return idFromHex(k, id) }
+
+// texts reads null or an array of strings.
+func (r *jsonReader) texts(out *[]string) bool {
+	if r.literal("null") {
+		*out = nil
+		return true
+	}
+	if !r.byte('[') {
+		return false
+	}
+	list := []string{}
+	if !r.byte(']') {
+		for {
+			var s string
+			if !r.text(&s) {
+				return false
+			}
+			list = append(list, s)
+			if r.byte(']') {
+				break
+			}
+			if !r.byte(',') {
+				return false
+			}
+		}
+	}
+	*out = list
+	return true
+}
+
+// int reads an integer into an int.
+func (r *jsonReader) int(v *int) bool {
+	var n int64
+	ok := r.int64(&n)
+	*v = int(n)
+	return ok && int64(*v) == n
+}
+
+// judge reads a judge as Judge.appendJSON writes it.
+func (r *jsonReader) judge(j *Judge) bool {
+	var seen fieldSet
+	return r.object(func(k []byte) bool {
+		switch string(k) {
+		case "id":
+			return seen.once(0) && r.id(&j.ID)
+		case "code":
+			return seen.once(1) && r.text(&j.Code)
+		case "name":
+			return seen.once(2) && r.text(&j.Name)
+		case "email":
+			return seen.once(3) && r.text(&j.Email)
+		case "notes":
+			return seen.once(4) && r.text(&j.Notes)
+		case "track":
+			return seen.once(5) && r.text(&j.Track)
+		case "token_hash":
+			return seen.once(6) && r.text(&j.TokenHash)
+		case "active":
+			return seen.once(7) && r.bool(&j.Active)
+		case "read_welcome":
+			return seen.once(8) && r.bool(&j.ReadWelcome)
+		case "group":
+			return seen.once(9) && r.int(&j.Group)
+		case "group_seen":
+			return seen.once(10) && r.int(&j.GroupSeen)
+		case "current":
+			return seen.once(11) && r.id(&j.Current)
+		case "current_since":
+			return seen.once(12) && r.int64(&j.CurrentSince)
+		case "last_location":
+			return seen.once(13) && r.int(&j.LastLocation)
+		case "seen":
+			return seen.once(14) && r.int(&j.Seen)
+		}
+		return r.judgeLists(j, k, &seen)
+	})
+}
+
+// judgeLists reads the judge's list and map fields and its reliability.
+func (r *jsonReader) judgeLists(j *Judge, k []byte, seen *fieldSet) bool {
+	switch string(k) {
+	case "seen_projects":
+		return seen.once(15) && r.seenProjects(&j.SeenProjects, j.Seen)
+	case "skipped":
+		return seen.once(16) && r.skipped(&j.Skipped)
+	case "flagged":
+		return seen.once(17) && r.ids(&j.Flagged)
+	case "rankings":
+		return seen.once(18) && r.ids(&j.Rankings)
+	case "last_activity":
+		return seen.once(19) && r.int64(&j.LastActivity)
+	case "reliability":
+		return seen.once(20) && r.float(&j.Reliability)
+	}
+	return false
+}
+
+// seenProjects reads null or an array of seen projects; hint is how many there
+// probably are (the judge's seen count, which comes first).
+func (r *jsonReader) seenProjects(out *[]SeenProject, hint int) bool {
+	if r.literal("null") {
+		*out = nil
+		return true
+	}
+	if !r.byte('[') {
+		return false
+	}
+	list := make([]SeenProject, 0, min(max(hint, 0), 4096))
+	if !r.byte(']') {
+		for {
+			list = append(list, SeenProject{})
+			sp := &list[len(list)-1]
+			var seen fieldSet
+			ok := r.object(func(k []byte) bool {
+				switch string(k) {
+				case "project_id":
+					return seen.once(0) && r.id(&sp.ProjectID)
+				case "starred":
+					return seen.once(1) && r.bool(&sp.Starred)
+				case "notes":
+					return seen.once(2) && r.text(&sp.Notes)
+				case "name":
+					return seen.once(3) && r.text(&sp.Name)
+				case "location":
+					return seen.once(4) && r.int(&sp.Location)
+				case "description":
+					return seen.once(5) && r.text(&sp.Description)
+				}
+				return false
+			})
+			if !ok {
+				return false
+			}
+			if r.byte(']') {
+				break
+			}
+			if !r.byte(',') {
+				return false
+			}
+		}
+	}
+	*out = list
+	return true
+}
+
+// skipped reads null or an object of id -> bool.
+func (r *jsonReader) skipped(out *map[ID]bool) bool {
+	if r.literal("null") {
+		*out = nil
+		return true
+	}
+	m := map[ID]bool{}
+	*out = m
+	return r.object(func(k []byte) bool {
+		var id ID
+		var v bool
+		if !r.idText(k, &id) || !r.bool(&v) {
+			return false
+		}
+		if _, dup := m[id]; dup {
+			return false
+		}
+		m[id] = v
+		return true
+	})
+}
+
+// projects reads null or the object of projects by id.
+func (r *jsonReader) projects(out *map[ID]*Project) bool {
+	if r.literal("null") {
+		*out = nil
+		return true
+	}
+	m := map[ID]*Project{}
+	*out = m
+	return r.object(func(k []byte) bool {
+		var id ID
+		if !r.idText(k, &id) {
+			return false
+		}
+		if _, dup := m[id]; dup {
+			return false
+		}
+		p := &Project{}
+		m[id] = p
+		return r.project(p)
+	})
+}
+
+// project reads a project as encoding/json writes it.
+func (r *jsonReader) project(p *Project) bool {
+	var seen fieldSet
+	return r.object(func(k []byte) bool {
+		switch string(k) {
+		case "id":
+			return seen.once(0) && r.id(&p.ID)
+		case "name":
+			return seen.once(1) && r.text(&p.Name)
+		case "description":
+			return seen.once(2) && r.text(&p.Description)
+		case "url":
+			return seen.once(3) && r.text(&p.URL)
+		case "try_link":
+			return seen.once(4) && r.text(&p.TryLink)
+		case "video_link":
+			return seen.once(5) && r.text(&p.VideoLink)
+		case "challenge_list":
+			return seen.once(6) && r.texts(&p.ChallengeList)
+		case "location":
+			return seen.once(7) && r.int(&p.Location)
+		case "group":
+			return seen.once(8) && r.int(&p.Group)
+		case "seen":
+			return seen.once(9) && r.int(&p.Seen)
+		case "track_seen":
+			return seen.once(10) && r.counts(&p.TrackSeen)
+		case "active":
+			return seen.once(11) && r.bool(&p.Active)
+		case "prioritized":
+			return seen.once(12) && r.bool(&p.Prioritized)
+		case "last_activity":
+			return seen.once(13) && r.int64(&p.LastActivity)
+		case "created":
+			return seen.once(14) && r.uint64(&p.Created)
+		case "ratings":
+			return seen.once(15) && r.rating(&p.Ratings)
+		}
+		return false
+	})
+}
+
+// counts reads null or an object of name -> int.
+func (r *jsonReader) counts(out *map[string]int) bool {
+	if r.literal("null") {
+		*out = nil
+		return true
+	}
+	if !r.byte('{') {
+		return false
+	}
+	m := map[string]int{}
+	*out = m
+	if r.byte('}') {
+		return true
+	}
+	for {
+		// Names are the admin's track names: keys may hold escapes.
+		var k string
+		var n int
+		if !r.text(&k) || !r.byte(':') || !r.int(&n) {
+			return false
+		}
+		if _, dup := m[k]; dup {
+			return false
+		}
+		m[k] = n
+		if r.byte('}') {
+			return true
+		}
+		if !r.byte(',') {
+			return false
+		}
+	}
+}
+
+// rating reads a project's fitted rating.
+func (r *jsonReader) rating(pr *ProjectRating) bool {
+	var seen fieldSet
+	return r.object(func(k []byte) bool {
+		switch string(k) {
+		case "rating":
+			return seen.once(0) && r.float(&pr.Rating)
+		case "sd":
+			return seen.once(1) && r.float(&pr.SD)
+		case "p_top":
+			return seen.once(2) && r.float(&pr.PTop)
+		case "p_top3":
+			return seen.once(3) && r.float(&pr.PTop3)
+		case "rank":
+			return seen.once(4) && r.int(&pr.Rank)
+		}
+		return false
+	})
+}
