@@ -32,7 +32,7 @@ func DecodeEnvelope(b []byte, e *Envelope) error {
 }
 
 // decodeEnvelopeFast decodes the envelope as wire.go and MarshalJSON write it: "k"
-// first, then "t", "s", "a" and "d" in any order, each once.
+// first, then "t", "s", "a", "d" and the optional "i" in any order, each once.
 func decodeEnvelopeFast(b []byte, e *Envelope) bool {
 	*e = Envelope{}
 	r := &jsonReader{b: b}
@@ -64,6 +64,9 @@ func decodeEnvelopeFast(b []byte, e *Envelope) bool {
 		case 'd':
 			bit = 8
 			e.Cmd, ok = r.command(mk)
+		case 'i':
+			bit = 16
+			e.Keyed, ok = r.keyed()
 		default:
 			return false // unknown field: encoding/json decides
 		}
@@ -90,6 +93,20 @@ func (r *jsonReader) command(mk func() Command) (Command, bool) {
 		return nil, false
 	}
 	return cmd, true
+}
+
+// keyed decodes an idempotency record (Envelope.Keyed). It is rare next to the
+// commands and its kept body is escaped JSON, so encoding/json reads it.
+func (r *jsonReader) keyed() (*Keyed, bool) {
+	raw, ok := r.skipValue()
+	if !ok {
+		return nil, false
+	}
+	k := new(Keyed)
+	if json.Unmarshal(raw, k) != nil {
+		return nil, false
+	}
+	return k, true
 }
 
 // actor decodes {"k":kind,"j":id} (each optional, once, no other field).

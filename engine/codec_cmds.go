@@ -40,6 +40,8 @@ func (cmd *JudgeFinish) decodeJSON(r *jsonReader) bool {
 			return seen.once(1) && r.text(&cmd.Notes)
 		case "starred":
 			return seen.once(2) && r.bool(&cmd.Starred)
+		case "project":
+			return seen.once(3) && r.id(&cmd.Project)
 		}
 		return false
 	})

@@ -45,7 +45,11 @@ func codecEnvelopes(r *rand.Rand, n int) []*Envelope {
 			}
 			cmd = next
 		case 1:
-			cmd = &JudgeFinish{Judge: id(), Notes: texts[r.IntN(len(texts))], Starred: r.IntN(2) == 0}
+			finish := &JudgeFinish{Judge: id(), Notes: texts[r.IntN(len(texts))], Starred: r.IntN(2) == 0}
+			if r.IntN(2) == 0 {
+				finish.Project = id()
+			}
+			cmd = finish
 		case 2:
 			cmd = &JudgeSkip{Judge: id(), Reason: texts[r.IntN(len(texts))]}
 		case 3:
@@ -63,7 +67,12 @@ func codecEnvelopes(r *rand.Rand, n int) []*Envelope {
 		case 8:
 			cmd = &CreateJudges{Judges: []NewJudge{{Name: texts[r.IntN(len(texts))], Email: "a@b.c"}}, Codes: []string{"12345678"}}
 		}
-		out = append(out, &Envelope{Time: r.Int64() - r.Int64(), Seed: r.Uint64(), Actor: actors[r.IntN(len(actors))], Cmd: cmd})
+		env := &Envelope{Time: r.Int64() - r.Int64(), Seed: r.Uint64(), Actor: actors[r.IntN(len(actors))], Cmd: cmd}
+		if r.IntN(3) == 0 { // a keyed judge write with its kept answer (idempotency.go)
+			env.Keyed = &Keyed{Key: texts[r.IntN(len(texts))], Request: "POST /api/judge/finish " + texts[r.IntN(len(texts))],
+				Status: 200, Body: `{"ok":1,"note":` + fmt.Sprintf("%q", texts[r.IntN(len(texts))]) + `}`}
+		}
+		out = append(out, env)
 	}
 	return out
 }
@@ -147,11 +156,11 @@ func TestDecodeEnvelopeFallback(t *testing.T) {
 	}{
 		{"known field", `{"k":"test.codec","t":1,"s":2,"a":{"k":"admin"},"d":{"a":"x"}}`, &codecTestCmd{A: "x"}},
 		{"field the decoder does not know", `{"k":"test.codec","t":1,"s":2,"a":{"k":"admin"},"d":{"a":"x","b":7}}`, &codecTestCmd{A: "x", B: 7}},
-		{"unknown command field", `{"k":"judging.finish","t":1,"s":2,"a":{"k":"judge","j":` + judge + `},"d":{"judge":` + judge + `,"notes":"n","starred":true,"project":` + judge + `}}`,
+		{"unknown command field", `{"k":"judging.finish","t":1,"s":2,"a":{"k":"judge","j":` + judge + `},"d":{"judge":` + judge + `,"notes":"n","starred":true,"venue":` + judge + `}}`,
 			&JudgeFinish{Judge: ID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, Notes: "n", Starred: true}},
 		{"unknown envelope field", `{"k":"judging.next","t":1,"s":2,"a":{"k":"admin"},"idem":"abc","d":{"judge":` + judge + `}}`,
 			&JudgeNext{Judge: ID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}},
-		{"unknown kind", `{"k":"judging.undo","t":1,"s":2,"a":{"k":"admin"},"d":{}}`, nil},
+		{"unknown kind", `{"k":"judging.teleport","t":1,"s":2,"a":{"k":"admin"},"d":{}}`, nil},
 		{"kind without decoder", `{"k":"clock.pause","t":1,"s":2,"a":{"k":"admin"},"d":{}}`, &ClockPause{}},
 		{"escaped notes", `{"k":"judging.finish","t":1,"s":2,"a":{"k":"admin"},"d":{"judge":` + judge + `,"notes":"a\"b\u00e9\n","starred":false}}`,
 			&JudgeFinish{Judge: ID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, Notes: "a\"bé\n"}},
@@ -181,7 +190,7 @@ func TestDecodeEnvelopeFallback(t *testing.T) {
 		})
 	}
 	var env Envelope
-	if err := DecodeEnvelope([]byte(`{"k":"judging.undo","d":{}}`), &env); err == nil || !strings.Contains(err.Error(), `unknown command kind "judging.undo"`) {
+	if err := DecodeEnvelope([]byte(`{"k":"judging.teleport","d":{}}`), &env); err == nil || !strings.Contains(err.Error(), `unknown command kind "judging.teleport"`) {
 		t.Fatalf("unknown kind: %v", err)
 	}
 }
