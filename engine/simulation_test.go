@@ -278,7 +278,11 @@ func simulate(t *testing.T, finishPct int, seed uint64) {
 			t.Fatalf("replay %s: %v", env.Cmd.Kind(), err)
 		}
 		if _, ok := env.Cmd.(*JudgeNext); ok {
-			if got := res.(NextResult); !reflect.DeepEqual(got, assignments[k]) {
+			// upcoming is advice computed when the next first applied (a replayed
+			// record assigns its recorded project and does not compute it again).
+			got, want := res.(NextResult), assignments[k]
+			got.Upcoming, want.Upcoming = nil, nil
+			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("replayed next #%d = %+v, want %+v", k, got, assignments[k])
 			}
 			k++
