@@ -21,11 +21,15 @@ type Engine struct {
 	mu     sync.RWMutex
 	s      *State
 	tokens tokenMirror // read without mu (tokens.go)
+	// inputs is signalled (never blocking) when the ratings' inputs changed
+	// (RatingInputsChanged); inputsAt is the RatingInputsVersion last signalled.
+	inputs   chan struct{}
+	inputsAt uint64
 }
 
 // New returns an engine holding a brand-new state.
 func New() *Engine {
-	e := &Engine{s: NewState()}
+	e := &Engine{s: NewState(), inputs: make(chan struct{}, 1)}
 	e.s.tokens = &e.tokens
 	e.tokens.reset(e.s.tokenIndex)
 	return e
@@ -37,7 +41,31 @@ func New() *Engine {
 func (e *Engine) Apply(env *Envelope) (result any, events []Event, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.applyLocked(env)
+	result, events, err = e.applyLocked(env)
+	if err == nil {
+		e.noteInputs(false)
+	}
+	return result, events, err
+}
+
+// RatingInputsChanged is signalled after a command changed the ratings' inputs
+// (RatingInputsVersion moved) and after a restore: the background ratings fit waits on
+// it instead of polling (docs/behaviour.md#ratings). It holds at most one signal, so a
+// burst of changes wakes its one reader once.
+func (e *Engine) RatingInputsChanged() <-chan struct{} { return e.inputs }
+
+// noteInputs signals RatingInputsChanged when the inputs version moved (always when
+// force); e.mu is held.
+func (e *Engine) noteInputs(force bool) {
+	v := e.s.RatingInputsVersion()
+	if v == e.inputsAt && !force {
+		return
+	}
+	e.inputsAt = v
+	select {
+	case e.inputs <- struct{}{}:
+	default:
+	}
 }
 
 func (e *Engine) applyLocked(env *Envelope) (result any, events []Event, err error) {
@@ -118,6 +146,7 @@ func (e *Engine) Restore(b []byte) error {
 	s.reindex()
 	e.mu.Lock()
 	e.s = s
+	e.noteInputs(true)
 	e.mu.Unlock()
 	return nil
 }
