@@ -23,8 +23,13 @@ const (
 	focusSpreadWeight = 0.35
 )
 
-// focusNeed is the need of a project with rating r.
-func focusNeed(r ProjectRating) float64 {
+// focusNeed is the need of a project with rating r; with field (assignment_goal
+// "field") it is the rating's variance alone: every uncertain place in the ranking
+// counts, not only membership of the top.
+func focusNeed(r ProjectRating, field bool) float64 {
+	if field {
+		return r.SD * r.SD
+	}
 	return r.PTop*(1-r.PTop) + r.PTop3*(1-r.PTop3) + focusSpreadWeight*r.SD*r.SD
 }
 
@@ -40,7 +45,7 @@ func (x *judgingData) refreshFocus() {
 	}
 	x.focus, x.focusOrder, x.focusRun = x.focus[:n], x.focusOrder[:n], x.focusRun[:n]
 	for k, p := range x.proj {
-		x.focus[k] = focusNeed(p.Ratings)
+		x.focus[k] = focusNeed(p.Ratings, x.focusField)
 		x.focusOrder[k] = int32(k)
 	}
 	slices.SortFunc(x.focusOrder, func(a, b int32) int {

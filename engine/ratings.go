@@ -24,6 +24,12 @@ const (
 	ModeSpread = "spread"
 )
 
+// Assignment goals of docs/behaviour.md#focus-assignment: what focus mode sharpens.
+const (
+	GoalPodium = "podium"
+	GoalField  = "field"
+)
+
 // ProjectRating is a project's fitted rating (docs/behaviour.md#ratings). PTop3 is the probability of a
 // place in the top 3, which focus assignment uses besides PTop.
 type ProjectRating struct {

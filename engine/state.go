@@ -185,6 +185,9 @@ type Options struct {
 	// size of the top whose membership focus mode sharpens and p_top is about (docs/behaviour.md#ratings).
 	AssignmentMode string `json:"assignment_mode"`
 	FocusTop       int    `json:"focus_top"`
+	// AssignmentGoal is what focus mode sharpens: "podium" (default; the top) or
+	// "field" (the whole ranking) (docs/behaviour.md#focus-assignment).
+	AssignmentGoal string `json:"assignment_goal"`
 }
 
 // DefaultOptions returns the options of a new event.
@@ -206,6 +209,7 @@ func DefaultOptions(id ID) Options {
 		EventName:      DefaultEventName,
 		AssignmentMode: ModeFocus,
 		FocusTop:       DefaultFocusTop,
+		AssignmentGoal: GoalPodium,
 	}
 }
 
@@ -263,6 +267,9 @@ func (s *State) reindex() {
 	s.publicAt = s.Applied
 	if s.Options.AssignmentMode == "" { // a snapshot from before focus mode
 		s.Options.AssignmentMode = ModeFocus
+	}
+	if s.Options.AssignmentGoal == "" { // a snapshot from before the goal
+		s.Options.AssignmentGoal = GoalPodium
 	}
 	if s.Options.FocusTop == 0 {
 		s.Options.FocusTop = DefaultFocusTop

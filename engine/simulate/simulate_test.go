@@ -43,11 +43,11 @@ func TestFocusBeatsSpread(t *testing.T) {
 func TestSimulationDeterministic(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Projects, cfg.Judges, cfg.Visits = 30, 8, 6
-	a, err := simulateOne(cfg, 5)
+	a, err := RunOn(cfg, 5, Local(5))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := simulateOne(cfg, 5)
+	b, _ := RunOn(cfg, 5, Local(5))
 	if a != b {
 		t.Fatalf("same seed, different outcomes: %+v vs %+v", a, b)
 	}
