@@ -20,7 +20,7 @@ import (
 // with the simulation (README, "Picking the winners").
 const (
 	focusWalkCost     = 0.003
-	focusSpreadWeight = 0.35
+	focusSpreadWeight = 0
 )
 
 // focusNeed is the need of a project with rating r; with field (assignment_goal

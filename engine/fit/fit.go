@@ -34,6 +34,9 @@ const (
 	relPriorSD    = 0.5  // prior sd of a judge's reliability around 1
 	pairWeight    = 2.0  // evidence of one ranking per project
 	starWeight    = 0.25 // a star's weight relative to a ranked pair
+	// lineWeight is the weight of a project's star (or its absence) against the star
+	// line, per judge who stars (see stepLine).
+	lineWeight = 0.5
 	minRel        = 0.05
 	maxRel        = 4.0
 	// maxCG and cgTol bound the conjugate-gradient steps of one Newton step (an
@@ -90,9 +93,9 @@ func (f *fitter) stopped() bool {
 // average places.
 func newFitter(in *engine.RatingInput) (f *fitter, warm bool) {
 	n := len(in.Projects)
-	f = &fitter{in: in, n: n}
-	f.theta = make([]float64, n)
-	for i := range f.theta {
+	f = &fitter{in: in, n: n + 1} // θ[n] is the star line
+	f.theta = make([]float64, n+1)
+	for i := range in.Projects {
 		if i < len(in.Prev) && in.Prev[i] != 0 {
 			f.theta[i], warm = in.Prev[i], true
 		}
@@ -110,16 +113,19 @@ func newFitter(in *engine.RatingInput) (f *fitter, warm bool) {
 		f.borda() // a cold start: begin from the average place in the judges' lists
 	}
 	f.pairs()
+	for range 3 {
+		f.stepLine()
+	}
 	return f, warm
 }
 
 // result is the command that stores the fit's current point.
 func (f *fitter) result() *engine.SetRatings {
-	in, n := f.in, f.n
-	f.gradient(false) // the Hessian's diagonal at the final point
+	in, n := f.in, f.n-1 // the projects, without the star line
+	f.gradient(false)    // the Hessian's diagonal at the final point
 	out := &engine.SetRatings{
 		Version: in.Version, Projects: append([]engine.ID{}, in.Projects...),
-		Rating: f.theta, SD: make([]float64, n),
+		Rating: f.theta[:n], SD: make([]float64, n),
 		Judges: append([]engine.ID{}, in.Judges...), Reliability: make([]float64, len(in.Judges)),
 	}
 	for i := range out.SD {
@@ -129,8 +135,8 @@ func (f *fitter) result() *engine.SetRatings {
 	if k < 1 {
 		k = engine.DefaultFocusTop
 	}
-	out.PTop = topProbabilities(f.theta, out.SD, k)
-	out.PTop3 = topProbabilities(f.theta, out.SD, 3)
+	out.PTop = topProbabilities(out.Rating, out.SD, k)
+	out.PTop3 = topProbabilities(out.Rating, out.SD, 3)
 	// Reliability is reported relative to the median judge (1 = typical).
 	med := median(f.rel)
 	for i, r := range f.rel {
@@ -169,7 +175,7 @@ func (f *fitter) run(iters int) int {
 			f.gradient(false)
 			var ok bool
 			st, sr, ok = f.newtonJoint(cgTol)
-			joint = ok && st <= 2*lastSt && sr <= 2*lastSr
+			joint = ok && st <= max(2*lastSt, newtonFrom) && sr <= max(2*lastSr, newtonFrom)
 			if !joint {
 				copy(f.theta, saveT)
 				copy(f.rel, saveR)
@@ -239,6 +245,14 @@ type fitter struct {
 	cOff   []int
 	curv   []float32
 	maxLen int
+	// The star line (newton.go) is θ[n−1], fitted with the ratings: stars says which
+	// judges star at all (only they say something with a missing star); lineCurv is
+	// each judged project's Hessian weight against the line at the last gradient()
+	// (aligned with in.Seq), lineCross each judge's cross term of the line and its
+	// reliability.
+	stars     []bool
+	lineCurv  []float64
+	lineCross []float64
 	// scratch
 	vLoc, oLoc, dLoc, sLoc  []float64
 	rowB                    []int32
@@ -274,6 +288,12 @@ func (f *fitter) pairs() {
 		total += k * (len(star) - k)
 	}
 	f.cOff[len(in.Judges)] = total
+	f.stars = make([]bool, len(in.Judges))
+	for j := range in.Judges {
+		f.stars[j] = slices.Contains(in.Star[in.Off[j]:in.Off[j+1]], true)
+	}
+	f.lineCurv = make([]float64, len(in.Seq))
+	f.lineCross = make([]float64, len(in.Judges))
 	f.curv = make([]float32, total)
 	f.grad = make([]float64, f.n)
 	f.diag = make([]float64, f.n)
