@@ -37,8 +37,8 @@ const (
 	// lineWeight is the weight of a project's star (or its absence) against the star
 	// line, per judge who stars (see stepLine).
 	lineWeight = 0.5
-	minRel        = 0.05
-	maxRel        = 4.0
+	minRel     = 0.05
+	maxRel     = 4.0
 	// maxCG and cgTol bound the conjugate-gradient steps of one Newton step (an
 	// inexact Newton step is enough: the next one corrects it).
 	maxCG = 20
