@@ -90,6 +90,11 @@ type Judge struct {
 	// Reliability is the fitted weight of the judge's rankings (docs/behaviour.md#ratings; 0 = not
 	// fitted yet, reported as 1).
 	Reliability float64 `json:"reliability,omitempty"`
+	// Disagreement is the share of the judge's Compared ranking outcomes (a project
+	// ranked above another it saw) that the last fit's ratings order the other way
+	// (docs/behaviour.md#ratings).
+	Disagreement float64 `json:"disagreement,omitempty"`
+	Compared     int     `json:"compared,omitempty"`
 }
 
 // SeenProject is a project a judge finished, with the judge's notes and star.

@@ -31,7 +31,7 @@ import (
 
 const (
 	ratingPriorSD = engine.RatingPriorSD
-	relPriorSD    = 0.5  // prior sd of a judge's reliability around 1
+	relPriorSD    = 0.75 // prior sd of a judge's reliability around 1
 	pairWeight    = 2.0  // evidence of one ranking per project
 	starWeight    = 0.25 // a star's weight relative to a ranked pair
 	// lineWeight is the weight of a project's star (or its absence) against the star
@@ -47,7 +47,7 @@ const (
 	// (warmIters from the last ratings) iterations; see run.
 	fitStop    = 1e-3
 	newtonFrom = 0.3
-	coldIters  = 10
+	coldIters  = 12
 	warmIters  = 6
 )
 
@@ -142,6 +142,7 @@ func (f *fitter) result() *engine.SetRatings {
 	for i, r := range f.rel {
 		out.Reliability[i] = r / med
 	}
+	out.Disagreement, out.Compared = f.disagreement()
 	for i := range out.Rating {
 		out.Rating[i] = round6(out.Rating[i])
 		out.SD[i] = round6(out.SD[i])
@@ -150,8 +151,33 @@ func (f *fitter) result() *engine.SetRatings {
 	}
 	for i := range out.Reliability {
 		out.Reliability[i] = round6(out.Reliability[i])
+		out.Disagreement[i] = round6(out.Disagreement[i])
 	}
 	return out
+}
+
+// disagreement counts, per judge, its ranking outcomes (a ranked project above each
+// project after it in its list) and the share of them that the fitted ratings order
+// the other way.
+func (f *fitter) disagreement() ([]float64, []int) {
+	in := f.in
+	share, count := make([]float64, len(in.Judges)), make([]int, len(in.Judges))
+	for j := range in.Judges {
+		seq := in.Seq[in.Off[j]:in.Off[j+1]]
+		against := 0
+		for a := 0; a < int(in.NRanked[j]); a++ {
+			for _, b := range seq[a+1:] {
+				count[j]++
+				if f.theta[b] > f.theta[seq[a]] {
+					against++
+				}
+			}
+		}
+		if count[j] > 0 {
+			share[j] = float64(against) / float64(count[j])
+		}
+	}
+	return share, count
 }
 
 // run iterates until no rating or reliability moves by fitStop, at most iters times.

@@ -36,6 +36,7 @@ type Config struct {
 	Noises                   []float64 // a careful judge's noise sd, one drawn per judge (true quality has sd 1)
 	Careless                 float64   // share of careless judges
 	CarelessNoise            float64
+	Random                   int // judges (the first ones) whose perception ignores quality: they answer at random
 	StarAbove                float64 // perceived quality that earns a star
 }
 
@@ -88,6 +89,7 @@ type Run struct {
 
 type simJudge struct {
 	noise   float64
+	random  bool
 	seen    []engine.ID
 	percept map[engine.ID]float64
 	left    int
@@ -125,7 +127,7 @@ func RunOn(cfg Config, seed uint64, b Backend) (Run, error) {
 		if ev.rnd.Float64() < cfg.Careless {
 			noise = cfg.CarelessNoise
 		}
-		ev.judges[i] = &simJudge{noise: noise, percept: map[engine.ID]float64{}, left: cfg.Visits, lastLoc: -1}
+		ev.judges[i] = &simJudge{noise: noise, random: i < cfg.Random, percept: map[engine.ID]float64{}, left: cfg.Visits, lastLoc: -1}
 	}
 	if err := ev.judge(); err != nil {
 		return Run{}, err
@@ -193,6 +195,9 @@ func (ev *event) finish(i int) error {
 	cfg, j := ev.cfg, ev.judges[i]
 	cur := j.holds
 	y := ev.quality[cur] + j.noise*ev.rnd.Norm()
+	if j.random {
+		y = 1.5 * ev.rnd.Norm() // as spread as what careful judges perceive, unrelated to quality
+	}
 	j.percept[cur] = y
 	j.seen = append(j.seen, cur)
 	j.holds = engine.ZeroID
