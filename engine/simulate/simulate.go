@@ -18,6 +18,7 @@
 package simulate
 
 import (
+	"errors"
 	"math"
 	"slices"
 
@@ -98,19 +99,27 @@ type simJudge struct {
 	walked  int
 }
 
+// ErrStopped is RunOnUntil's error when it was stopped before the event ended.
+var ErrStopped = errors.New("simulate: stopped")
+
 // event is one simulated event under way.
 type event struct {
 	cfg     Config
 	rnd     *engine.Rand
 	b       Backend
+	stop    <-chan struct{}
 	quality map[engine.ID]float64
 	loc     map[engine.ID]int
 	judges  []*simJudge
 }
 
 // RunOn runs the event of cfg and seed against b (a fresh, empty server).
-func RunOn(cfg Config, seed uint64, b Backend) (Run, error) {
-	ev := &event{cfg: cfg, rnd: engine.NewRand(seed*0x9e3779b97f4a7c15 + 1), b: b}
+func RunOn(cfg Config, seed uint64, b Backend) (Run, error) { return RunOnUntil(cfg, seed, b, nil) }
+
+// RunOnUntil is RunOn that gives up with ErrStopped once stop is closed (looked at
+// before every finish).
+func RunOnUntil(cfg Config, seed uint64, b Backend, stop <-chan struct{}) (Run, error) {
+	ev := &event{cfg: cfg, rnd: engine.NewRand(seed*0x9e3779b97f4a7c15 + 1), b: b, stop: stop}
 	pids, err := b.SetUp(cfg)
 	if err != nil {
 		return Run{}, err
@@ -173,6 +182,11 @@ func (ev *event) judge() error {
 		}
 		if len(holding) == 0 {
 			return nil
+		}
+		select {
+		case <-ev.stop:
+			return ErrStopped
+		default:
 		}
 		i := holding[ev.rnd.Intn(len(holding))]
 		if err := ev.finish(i); err != nil {
