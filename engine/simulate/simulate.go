@@ -37,7 +37,7 @@ type Config struct {
 	Noises                   []float64 // a careful judge's noise sd, one drawn per judge (true quality has sd 1)
 	Careless                 float64   // share of careless judges
 	CarelessNoise            float64
-	Random                   int // judges (the first ones) whose perception ignores quality: they answer at random
+	Random                   int     // judges (the first ones) whose perception ignores quality: they answer at random
 	StarAbove                float64 // perceived quality that earns a star
 }
 

@@ -4,8 +4,9 @@
 // simulation takes a few seconds of the server's CPU; the answer is remembered per size).
 import { api, h, $, toast } from '/static/lib.js';
 
-const fmt = (r) => `${r.mean.toFixed(2)} ± ${r.ci.toFixed(2)}`;
-const names = { podium: 'The podium', field: 'The whole field' };
+// Non-breaking spaces: "0.66 ± 0.06" never wraps.
+const fmt = (r) => `${r.mean.toFixed(2)}\u00a0±\u00a0${r.ci.toFixed(2)}`;
+const names = { podium: 'Podium', field: 'Whole field' };
 
 async function loadGoal() {
   try {
@@ -25,8 +26,9 @@ async function estimate() {
   try {
     const v = await api('GET', `/api/admin/planner?visits=${encodeURIComponent(visits)}`);
     $('#planner-table tbody').replaceChildren(...['podium', 'field'].map((g) => h('tr', { 'data-goal': g },
-      h('th', { scope: 'row' }, names[g] + (v.current === g ? ' (current)' : '')),
-      h('td', {}, fmt(v.goals[g].top10)), h('td', {}, fmt(v.goals[g].top3)), h('td', {}, fmt(v.goals[g].rho)))));
+      h('th', { scope: 'row' }, names[g] + (v.current === g ? '\u00a0(now)' : '')),
+      h('td', { class: 'num' }, fmt(v.goals[g].top10)), h('td', { class: 'num' }, fmt(v.goals[g].top3)),
+      h('td', { class: 'num' }, fmt(v.goals[g].rho)))));
     note.textContent = `${v.projects} projects, ${v.judges} judges × ${v.visits} visits each; ` +
       `${v.seeds} simulated events per goal (judges of mixed care, 10% careless). ` +
       'Top 10 / top 3: share of the truly best named there; ρ: how well the whole order matches (1 = perfectly).';
@@ -40,7 +42,7 @@ async function estimate() {
 async function saveGoal() {
   try {
     await api('POST', '/api/admin/options', { assignment_goal: $('#planner-goal').value });
-    toast(`Goal saved: ${names[$('#planner-goal').value]}`);
+    toast(`Goal saved: ${names[$('#planner-goal').value].toLowerCase()}`);
   } catch (e) {
     toast(e.message, true);
   }
