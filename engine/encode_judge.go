@@ -92,6 +92,18 @@ func (j *Judge) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"reliability":`...)
 		b = append(b, f...)
 	}
+	if j.Disagreement != 0 {
+		f, err := json.Marshal(j.Disagreement)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `,"disagreement":`...)
+		b = append(b, f...)
+	}
+	if j.Compared != 0 {
+		b = append(b, `,"compared":`...)
+		b = strconv.AppendInt(b, int64(j.Compared), 10)
+	}
 	return append(b, '}'), nil
 }
 

@@ -20,11 +20,15 @@ type Engine struct {
 	mu     sync.RWMutex
 	s      *State
 	tokens tokenMirror // read without mu (tokens.go)
+	// inputs is signalled (never blocking) when the ratings' inputs changed
+	// (RatingInputsChanged); inputsAt is the RatingInputsVersion last signalled.
+	inputs   chan struct{}
+	inputsAt uint64
 }
 
 // New returns an engine holding a brand-new state.
 func New() *Engine {
-	e := &Engine{s: NewState()}
+	e := &Engine{s: NewState(), inputs: make(chan struct{}, 1)}
 	e.s.tokens = &e.tokens
 	e.tokens.reset(e.s.tokenIndex)
 	return e
@@ -36,7 +40,31 @@ func New() *Engine {
 func (e *Engine) Apply(env *Envelope) (result any, events []Event, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.apply(env, false)
+	result, events, err = e.apply(env, false)
+	if err == nil {
+		e.noteInputs(false)
+	}
+	return result, events, err
+}
+
+// RatingInputsChanged is signalled after a command changed the ratings' inputs
+// (RatingInputsVersion moved) and after a restore: the background ratings fit waits on
+// it instead of polling (docs/behaviour.md#ratings). It holds at most one signal, so a
+// burst of changes wakes its one reader once.
+func (e *Engine) RatingInputsChanged() <-chan struct{} { return e.inputs }
+
+// noteInputs signals RatingInputsChanged when the inputs version moved (always when
+// force); e.mu is held.
+func (e *Engine) noteInputs(force bool) {
+	v := e.s.RatingInputsVersion()
+	if v == e.inputsAt && !force {
+		return
+	}
+	e.inputsAt = v
+	select {
+	case e.inputs <- struct{}{}:
+	default:
+	}
 }
 
 // Replay applies a journaled command without collecting its events (recovery: nobody
@@ -45,6 +73,9 @@ func (e *Engine) Replay(env *Envelope) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	_, _, err := e.apply(env, true)
+	if err == nil {
+		e.noteInputs(false)
+	}
 	return err
 }
 
@@ -134,6 +165,7 @@ func (e *Engine) Restore(b []byte) error {
 	s.reindex()
 	e.mu.Lock()
 	e.s = s
+	e.noteInputs(true)
 	e.mu.Unlock()
 	return nil
 }

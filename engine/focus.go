@@ -1,11 +1,12 @@
 package engine
 
-// Focus assignment (docs/behaviour.md#judging-flow step 9, assignment_mode "focus"): once a judge's candidates
-// all have min_views, the next view goes where it most sharpens the top of the results.
-// A project's need is p(1−p) for its place in the top focus_top plus the same for the
-// top 3 (p_top and p_top3 of the last journaled ratings), highest for a project whose
-// membership is a coin toss, near 0 for a sure winner or a sure loser, plus a little
-// for any rating that is still uncertain (its variance). The judge gets
+// Focus assignment (docs/behaviour.md#focus-assignment, assignment_mode "focus"): once a judge's candidates
+// all have min_views, the next view goes where it most sharpens the results. With
+// assignment_goal "podium" (the default) a project's need is p(1−p) for its place in
+// the top focus_top plus the same for the top 3 (p_top and p_top3 of the last
+// journaled ratings), highest for a project whose membership is a coin toss, near 0
+// for a sure winner or a sure loser; with "field" it is the rating's variance, so
+// views go wherever the ranking is least certain. The judge gets
 // the candidate with the highest need less focusWalkCost per table walked; ties go to
 // the nearest table, then the command's random stream.
 
@@ -15,17 +16,17 @@ import (
 )
 
 // focusWalkCost is the need given up per table walked: walking across 100 tables is
-// worth a 0.3 higher need. focusSpreadWeight adds a little need for any uncertain
-// rating, so that the whole ranking (Spearman ρ) keeps improving too. Both were chosen
-// with the simulation (README, "Picking the winners").
-const (
-	focusWalkCost     = 0.003
-	focusSpreadWeight = 0.35
-)
+// worth a 0.3 higher need (chosen with the simulation, README "Picking the winners").
+const focusWalkCost = 0.003
 
-// focusNeed is the need of a project with rating r.
-func focusNeed(r ProjectRating) float64 {
-	return r.PTop*(1-r.PTop) + r.PTop3*(1-r.PTop3) + focusSpreadWeight*r.SD*r.SD
+// focusNeed is the need of a project with rating r; with field (assignment_goal
+// "field") it is the rating's variance alone: every uncertain place in the ranking
+// counts, not only membership of the top.
+func focusNeed(r ProjectRating, field bool) float64 {
+	if field {
+		return r.SD * r.SD
+	}
+	return r.PTop*(1-r.PTop) + r.PTop3*(1-r.PTop3)
 }
 
 // refreshFocus recomputes the slots' needs and their order, highest first (after a
@@ -40,7 +41,7 @@ func (x *judgingData) refreshFocus() {
 	}
 	x.focus, x.focusOrder, x.focusRun = x.focus[:n], x.focusOrder[:n], x.focusRun[:n]
 	for k, p := range x.proj {
-		x.focus[k] = focusNeed(p.Ratings)
+		x.focus[k] = focusNeed(p.Ratings, x.focusField)
 		x.focusOrder[k] = int32(k)
 	}
 	slices.SortFunc(x.focusOrder, func(a, b int32) int {
@@ -112,7 +113,7 @@ const focusRunScan = 16
 //     testing once per run is the same.
 //   - Within a run all slots share need, and the floating-point score
 //     need − focusWalkCost·d is non-increasing in d (rounding is monotone; for the
-//     needs that occur, finite and at most 0.5 + 0.35·SD², it is strictly
+//     needs that occur, finite and at most 0.5 (podium) or SD² ≤ 2.25 (field), it is strictly
 //     decreasing). offer ranks by (score, then smaller dist): a slot at a larger d has
 //     a lower score, or an equal score and a larger dist, so it is strictly worse than
 //     any free slot of the run at the smallest d and is never among the best nor a tie.

@@ -57,6 +57,7 @@ type SetOptions struct {
 	EventName      *string   `json:"event_name,omitempty"`
 	AssignmentMode *string   `json:"assignment_mode,omitempty"`
 	FocusTop       *int      `json:"focus_top,omitempty"`
+	AssignmentGoal *string   `json:"assignment_goal,omitempty"`
 }
 
 // Kind implements Command.
@@ -91,6 +92,7 @@ func (cmd *SetOptions) fields() []string {
 	add("event_name", cmd.EventName != nil)
 	add("assignment_mode", cmd.AssignmentMode != nil)
 	add("focus_top", cmd.FocusTop != nil)
+	add("assignment_goal", cmd.AssignmentGoal != nil)
 	return out
 }
 
@@ -163,6 +165,12 @@ func (cmd *SetOptions) nextSettings(o *Options) error {
 			return invalidf("focus_top must be between 1 and %d", MaxFocusTop)
 		}
 		o.FocusTop = *v
+	}
+	if v := cmd.AssignmentGoal; v != nil {
+		if *v != GoalPodium && *v != GoalField {
+			return invalidf(`assignment_goal must be "podium" or "field"`)
+		}
+		o.AssignmentGoal = *v
 	}
 	if v := cmd.SwitchingMode; v != nil {
 		if *v != "auto" && *v != "manual" {

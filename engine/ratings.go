@@ -24,6 +24,12 @@ const (
 	ModeSpread = "spread"
 )
 
+// Assignment goals of docs/behaviour.md#focus-assignment: what focus mode sharpens.
+const (
+	GoalPodium = "podium"
+	GoalField  = "field"
+)
+
 // ProjectRating is a project's fitted rating (docs/behaviour.md#ratings). PTop3 is the probability of a
 // place in the top 3, which focus assignment uses besides PTop.
 type ProjectRating struct {
@@ -47,6 +53,10 @@ type SetRatings struct {
 	PTop3       []float64 `json:"p_top3"`
 	Judges      []ID      `json:"judges"`
 	Reliability []float64 `json:"reliability"`
+	// Disagreement and Compared, parallel to Judges when set (a journal from before
+	// them has neither): see Judge.Disagreement.
+	Disagreement []float64 `json:"disagreement,omitempty"`
+	Compared     []int     `json:"compared,omitempty"`
 }
 
 // Kind implements Command.
@@ -57,7 +67,11 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 	if len(cmd.Rating) != n || len(cmd.SD) != n || len(cmd.PTop) != n || len(cmd.PTop3) != n || len(cmd.Reliability) != len(cmd.Judges) {
 		return nil, invalidf("ratings: value lists differ in length")
 	}
-	for _, vs := range [][]float64{cmd.Rating, cmd.SD, cmd.PTop, cmd.PTop3, cmd.Reliability} {
+	agree := len(cmd.Disagreement) > 0 || len(cmd.Compared) > 0
+	if agree && (len(cmd.Disagreement) != len(cmd.Judges) || len(cmd.Compared) != len(cmd.Judges)) {
+		return nil, invalidf("ratings: value lists differ in length")
+	}
+	for _, vs := range [][]float64{cmd.Rating, cmd.SD, cmd.PTop, cmd.PTop3, cmd.Reliability, cmd.Disagreement} {
 		for _, v := range vs {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, invalidf("ratings: value not finite")
@@ -78,6 +92,9 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 	for i, id := range cmd.Judges {
 		if j, ok := s.Judges[id]; ok {
 			j.Reliability = cmd.Reliability[i]
+			if agree {
+				j.Disagreement, j.Compared = cmd.Disagreement[i], cmd.Compared[i]
+			}
 		}
 	}
 	s.rankProjects()

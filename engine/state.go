@@ -100,6 +100,11 @@ type Judge struct {
 	// Reliability is the fitted weight of the judge's rankings (docs/behaviour.md#ratings; 0 = not
 	// fitted yet, reported as 1).
 	Reliability float64 `json:"reliability,omitempty"`
+	// Disagreement is the share of the judge's Compared ranking outcomes (a project
+	// ranked above another it saw) that the last fit's ratings order the other way
+	// (docs/behaviour.md#ratings).
+	Disagreement float64 `json:"disagreement,omitempty"`
+	Compared     int     `json:"compared,omitempty"`
 }
 
 // SeenProject is a project a judge finished, with the judge's notes and star.
@@ -195,6 +200,9 @@ type Options struct {
 	// size of the top whose membership focus mode sharpens and p_top is about (docs/behaviour.md#ratings).
 	AssignmentMode string `json:"assignment_mode"`
 	FocusTop       int    `json:"focus_top"`
+	// AssignmentGoal is what focus mode sharpens: "podium" (default; the top) or
+	// "field" (the whole ranking) (docs/behaviour.md#focus-assignment).
+	AssignmentGoal string `json:"assignment_goal"`
 }
 
 // DefaultOptions returns the options of a new event.
@@ -217,6 +225,7 @@ func DefaultOptions(id ID) Options {
 		EventName:      DefaultEventName,
 		AssignmentMode: ModeFocus,
 		FocusTop:       DefaultFocusTop,
+		AssignmentGoal: GoalPodium,
 	}
 }
 
@@ -274,6 +283,9 @@ func (s *State) reindex() {
 	s.publicAt = s.Applied
 	if s.Options.AssignmentMode == "" { // a snapshot from before focus mode
 		s.Options.AssignmentMode = ModeFocus
+	}
+	if s.Options.AssignmentGoal == "" { // a snapshot from before the goal
+		s.Options.AssignmentGoal = GoalPodium
 	}
 	if s.Options.FocusTop == 0 {
 		s.Options.FocusTop = DefaultFocusTop

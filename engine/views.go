@@ -26,6 +26,11 @@ type JudgeView struct {
 	LastActivity int64         `json:"last_activity"`
 	// Reliability is on the admin's judge list only (docs/behaviour.md#ratings), not on the judge's own.
 	Reliability *float64 `json:"reliability,omitempty"`
+	// Disagreement and Compared are on the admin's judge list only: the share of the
+	// judge's Compared ranking outcomes that the ratings order the other way
+	// (docs/behaviour.md#ratings; 0 and 0 before a fit covers the judge).
+	Disagreement *float64 `json:"disagreement,omitempty"`
+	Compared     *int     `json:"compared,omitempty"`
 	// Mail is the login-code email's state, on the admin's judge list only (absent when
 	// no mail was ever requested for the judge).
 	Mail *MailView `json:"mail,omitempty"`
@@ -48,11 +53,12 @@ func (j *Judge) View() JudgeView {
 	return v
 }
 
-// AdminView copies the judge for the admin's judge list: View plus its reliability.
+// AdminView copies the judge for the admin's judge list: View plus its reliability,
+// disagreement and compared.
 func (j *Judge) AdminView() JudgeView {
 	v := j.View()
-	r := j.ReliabilityOf()
-	v.Reliability = &r
+	r, d, c := j.ReliabilityOf(), j.Disagreement, j.Compared
+	v.Reliability, v.Disagreement, v.Compared = &r, &d, &c
 	return v
 }
 

@@ -106,6 +106,11 @@ func (c *Core) Applied(kind string) {
 // Read runs fn under the engine's read lock.
 func (c *Core) Read(fn func(s *engine.State)) { c.eng.Read(fn) }
 
+// RatingInputsChanged is signalled when applied commands (or a restore) changed the
+// ratings' inputs (engine.Engine.RatingInputsChanged): the writer's notice to the
+// ratings fit.
+func (c *Core) RatingInputsChanged() <-chan struct{} { return c.eng.RatingInputsChanged() }
+
 // TryRead is Read when the writer does not hold the state right now; it reports whether
 // fn ran.
 func (c *Core) TryRead(fn func(s *engine.State)) bool { return c.eng.TryRead(fn) }

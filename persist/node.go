@@ -187,6 +187,9 @@ func (n *Node) JudgeIDByTokenHash(hash []byte) (engine.ID, bool) {
 	return n.core.JudgeIDByTokenHash(hash)
 }
 
+// RatingInputsChanged is signalled when the ratings' inputs changed (Core.RatingInputsChanged).
+func (n *Node) RatingInputsChanged() <-chan struct{} { return n.core.RatingInputsChanged() }
+
 // Ready reports whether the node accepts changes.
 func (n *Node) Ready() bool { return n.failed.Load() == nil && !n.closing.Load() }
 

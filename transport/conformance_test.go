@@ -102,7 +102,7 @@ func TestConformanceJudgeFields(t *testing.T) {
 	}
 	for what, raw := range map[string]json.RawMessage{"judge list item": list[0], "GET /api/judge": self} {
 		if what == "judge list item" {
-			wantKeys(t, what, raw, append(fields, "reliability")...) // docs/behaviour.md#ratings
+			wantKeys(t, what, raw, append(fields, "reliability", "disagreement", "compared")...) // docs/behaviour.md#ratings
 			wantKinds(t, what, raw, kinds)
 			continue
 		}
@@ -143,7 +143,7 @@ func TestConformanceProjectAndOptionFields(t *testing.T) {
 	wantKeys(t, "options", opts, "id", "ref", "clock", "judging_timer", "min_views", "clock_sync", "deliberation",
 		"judge_tracks", "tracks", "track_views", "multi_group", "num_groups", "group_sizes", "switching_mode",
 		"auto_switch_prop", "manual_switches", "qr_code", "track_qr_codes", "group_names", "ignore_tracks",
-		"max_req_per_min", "block_reqs", "event_name", "assignment_mode", "focus_top")
+		"max_req_per_min", "block_reqs", "event_name", "assignment_mode", "focus_top", "assignment_goal")
 	var o map[string]json.RawMessage
 	json.Unmarshal(opts, &o)
 	defaults := map[string]string{
@@ -152,7 +152,7 @@ func TestConformanceProjectAndOptionFields(t *testing.T) {
 		"group_sizes": "[30,30,30]", "switching_mode": `"auto"`, "auto_switch_prop": "0.1", "manual_switches": "0",
 		"qr_code": `""`, "track_qr_codes": "{}", "group_names": `["Group 1","Group 2","Group 3"]`,
 		"ignore_tracks": "[]", "max_req_per_min": "100", "block_reqs": "false", "event_name": `"Podium"`,
-		"assignment_mode": `"focus"`, "focus_top": "10",
+		"assignment_mode": `"focus"`, "focus_top": "10", "assignment_goal": `"podium"`,
 		"clock": `{"start_time":0,"pause_time":0,"running":false}`,
 	}
 	for k, want := range defaults {
@@ -491,7 +491,7 @@ func TestConformanceInvalidOptionsChangeNothing(t *testing.T) {
 		`{"group_sizes": [1, 2]}`, `{"group_sizes": [1, 0, 2]}`, `{"switching_mode": "sometimes"}`,
 		`{"auto_switch_prop": 0}`, `{"auto_switch_prop": 1.5}`, `{"group_names": ["a"]}`,
 		`{"max_req_per_min": 0}`, `{"max_req_per_min": 100001}`, `{"tracks": ["a", "a"]}`,
-		`{"tracks": [""]}`, `{"assignment_mode": "random"}`, `{"focus_top": 0}`, `{"focus_top": 1001}`, `{"min_views": 5, "judging_timer": "300"}`, `{"min_views": 2.5}`,
+		`{"tracks": [""]}`, `{"assignment_mode": "random"}`, `{"assignment_goal": "winners"}`, `{"focus_top": 0}`, `{"focus_top": 1001}`, `{"min_views": 5, "judging_timer": "300"}`, `{"min_views": 2.5}`,
 	} {
 		if c, b := ts.do("POST", "/api/admin/options", body, asAdmin); c != 400 {
 			t.Errorf("options %s: %d %s, want 400", body, c, b)

@@ -42,7 +42,7 @@ var garbageFields = map[string]string{
 	"event_name": "string", "question": "string", "answer": "string", "tier": "string",
 	"website_url": "string", "logo_data": "string", "logo_content_type": "string", "token": "string",
 	"group": "int", "num_groups": "int", "max_req_per_min": "int", "judging_timer": "int",
-	"min_views": "int", "display_order": "int", "focus_top": "int", "assignment_mode": "string",
+	"min_views": "int", "display_order": "int", "focus_top": "int", "assignment_mode": "string", "assignment_goal": "string",
 	"no_send": "bool", "hide": "bool", "starred": "bool", "prioritize": "bool", "start": "bool",
 	"block_reqs": "bool", "clock_sync": "bool", "judge_tracks": "bool", "multi_group": "bool",
 	"read_welcome": "bool",

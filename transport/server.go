@@ -96,6 +96,7 @@ type extensions struct {
 	shutdown []func(ctx context.Context) error
 	outbox   Outbox      // told when mails are queued; nil: nobody
 	realtime realtimeExt // websocket hub and metrics endpoint (realtime_handlers.go)
+	planner  *planner    // the planner's estimates (planner.go)
 }
 
 // Outbox is the mail outbox that sends the login-code emails requests queue (package
@@ -215,6 +216,7 @@ func (s *Server) routes() {
 	s.routesJudging(api)
 	s.routesImportExport(api)
 	s.routesConflicts(api)
+	s.routesPlanner(api)
 	s.routesCluster(api)
 	s.routesContent(app)
 	s.routesRealtime(app)

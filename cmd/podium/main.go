@@ -82,7 +82,8 @@ type config struct {
 	logLevel    string
 	logFormat   string
 	server      transport.Config
-	smtp        worker.SMTPConfig // the mail outbox's server (SMTP_*, EMAIL_FROM*)
+	smtp        worker.SMTPConfig     // the mail outbox's server (SMTP_*, EMAIL_FROM*)
+	ratings     worker.RatingsOptions // the ratings fit's cadence (RATINGS_*)
 }
 
 func env(keys ...string) string {
@@ -160,6 +161,9 @@ func loadConfig(args []string) (config, error) {
 	}
 	if c.server.DataDir == "" {
 		c.server.DataDir = "./data"
+	}
+	if c.ratings, err = ratingsConfig(); err != nil {
+		return c, err
 	}
 	c.metricsAddr = env("METRICS_ADDR")
 	c.logLevel = env("LOG_LEVEL")
@@ -279,7 +283,8 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	ratings := worker.RatingsStart(node, worker.RatingsOptions{Log: log})
+	c.ratings.Log = log
+	ratings := worker.RatingsStart(node, c.ratings)
 	closeNode := func() error {
 		ratings.Stop()
 		return node.Close()

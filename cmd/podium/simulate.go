@@ -16,47 +16,84 @@ func init() {
 		run        func(args []string) error
 	}{
 		name: "simulate",
-		help: "podium simulate -projects N -judges J -visits V [-seeds S] [-mode focus|spread|both] [-min-views M] [-rank-top K]  expected precision for an event",
+		help: "podium simulate -projects N -judges J -visits V [-seeds S] [-mode focus|spread|both] [-goal podium|field] [-min-views M] [-rank-top K] [-rank-share F] [-http | -url URL -password P]  expected precision for an event",
 		run:  simulateCommand,
 	})
 }
 
-// simulateCommand runs the simulated expo of package engine/simulate and prints a Markdown
-// table row per mode.
-func simulateCommand(args []string) error {
-	def := simulate.DefaultConfig()
+// simFlags are podium simulate's settings.
+type simFlags struct {
+	cfg           simulate.Config
+	seeds         int
+	seed          uint64
+	mode          string
+	http          bool
+	server        string
+	url, password string
+	metrics       string
+}
+
+func parseSimFlags(args []string) (*simFlags, error) {
+	f := &simFlags{cfg: simulate.DefaultConfig()}
+	c := &f.cfg
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
-	projects := fs.Int("projects", def.Projects, "projects (one per table)")
-	judges := fs.Int("judges", def.Judges, "judges")
-	visits := fs.Int("visits", def.Visits, "visits per judge (event minutes / minutes per visit)")
-	seeds := fs.Int("seeds", 50, "simulated events per mode")
-	seed := fs.Uint64("seed", 1, "first seed")
-	mode := fs.String("mode", "both", "assignment_mode: focus, spread or both")
-	minViews := fs.Int("min-views", -1, "min_views (-1: the default)")
-	focusTop := fs.Int("focus-top", 0, "focus_top (0: the default)")
-	rankTop := fs.Int("rank-top", 0, "judges rank only their best K (0: all they saw)")
-	noise := fs.Float64("noise", def.Noise, "a careful judge's typical noise (true quality has sd 1)")
-	careless := fs.Float64("careless", def.Careless, "share of careless judges")
+	fs.IntVar(&c.Projects, "projects", c.Projects, "projects (one per table)")
+	fs.IntVar(&c.Judges, "judges", c.Judges, "judges")
+	fs.IntVar(&c.Visits, "visits", c.Visits, "visits per judge (event minutes / minutes per visit)")
+	fs.IntVar(&f.seeds, "seeds", 40, "simulated events per mode")
+	fs.Uint64Var(&f.seed, "seed", 1, "first seed")
+	fs.StringVar(&f.mode, "mode", "both", "assignment_mode: focus, spread or both")
+	fs.StringVar(&c.Goal, "goal", "", "assignment_goal: podium or field (empty: the default)")
+	fs.IntVar(&c.MinViews, "min-views", -1, "min_views (-1: the default)")
+	fs.IntVar(&c.FocusTop, "focus-top", 0, "focus_top (0: the default)")
+	fs.IntVar(&c.RankTop, "rank-top", 0, "judges rank only their best K (0: all they saw)")
+	fs.Float64Var(&c.RankShare, "rank-share", 1, "share of finishes after which a judge sends its ranking (1: every one)")
+	fs.Float64Var(&c.Careless, "careless", c.Careless, "share of careless judges (noise sd 4)")
+	fs.BoolVar(&f.http, "http", false, "drive a real server over HTTP: this binary (or -server), started per event on a temporary directory with RATINGS_MIN_GAP=0 RATINGS_EVERY=1")
+	fs.StringVar(&f.server, "server", "", "with -http: the podium binary to start (default: this one)")
+	fs.StringVar(&f.url, "url", "", "drive the running server at this URL (it is fully reset before every event; run it with RATINGS_MIN_GAP=0 RATINGS_EVERY=1)")
+	fs.StringVar(&f.password, "password", os.Getenv("ADMIN_PASSWORD"), "with -url: the admin password (default $ADMIN_PASSWORD)")
+	fs.StringVar(&f.metrics, "metrics-url", "", "with -url: where /metrics is served (default URL/metrics)")
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if c.Projects < 2 || c.Judges < 1 || c.Visits < 1 || f.seeds < 1 {
+		return nil, errors.New("simulate: need at least 2 projects, 1 judge, 1 visit and 1 seed")
+	}
+	if c.RankShare <= 0 || c.RankShare > 1 || c.Careless < 0 || c.Careless > 1 {
+		return nil, errors.New("simulate: -rank-share must be in (0, 1] and -careless in [0, 1]")
+	}
+	if c.Goal != "" && c.Goal != engine.GoalPodium && c.Goal != engine.GoalField {
+		return nil, errors.New("simulate: -goal must be podium or field")
+	}
+	if f.url != "" && f.password == "" {
+		return nil, errors.New("simulate: -url needs the admin password (-password or $ADMIN_PASSWORD)")
+	}
+	if f.url != "" && f.http {
+		return nil, errors.New("simulate: -http starts its own server; -url uses a running one: give one of them")
+	}
+	return f, nil
+}
+
+// simulateCommand runs simulated events (in process, or against a real server) and
+// prints a Markdown table row per mode.
+func simulateCommand(args []string) error {
+	f, err := parseSimFlags(args)
+	if err != nil {
 		return err
 	}
-	if *projects < 2 || *judges < 1 || *visits < 1 || *seeds < 1 {
-		return errors.New("simulate: need at least 2 projects, 1 judge, 1 visit and 1 seed")
-	}
-	modes := []string{*mode}
-	if *mode == "both" {
+	modes := []string{f.mode}
+	if f.mode == "both" {
 		modes = []string{engine.ModeFocus, engine.ModeSpread}
-	} else if *mode != engine.ModeFocus && *mode != engine.ModeSpread {
+	} else if f.mode != engine.ModeFocus && f.mode != engine.ModeSpread {
 		return fmt.Errorf("simulate: -mode must be focus, spread or both")
 	}
 	fmt.Print(simulate.Header)
 	var all [][]simulate.Run
 	for _, m := range modes {
-		cfg := def
-		cfg.Projects, cfg.Judges, cfg.Visits, cfg.Mode = *projects, *judges, *visits, m
-		cfg.MinViews, cfg.FocusTop, cfg.RankTop = *minViews, *focusTop, *rankTop
-		cfg.Noise, cfg.Careless = *noise, *careless
-		runs, err := simulate.Runs(cfg, *seed, *seeds)
+		cfg := f.cfg
+		cfg.Mode = m
+		runs, err := f.runs(cfg)
 		if err != nil {
 			return err
 		}
@@ -66,7 +103,39 @@ func simulateCommand(args []string) error {
 	if len(all) == 2 {
 		d := simulate.Diff(all[0], all[1])
 		fmt.Printf("\nfocus − spread, paired over the same %d events (95%% intervals): top-10 %+.3f ± %.3f, top-3 %+.3f ± %.3f, winner first %+.3f ± %.3f, ρ %+.3f ± %.3f\n",
-			*seeds, d.Top10.Mean, d.Top10.CI, d.Top3.Mean, d.Top3.CI, d.Winner.Mean, d.Winner.CI, d.Rho.Mean, d.Rho.CI)
+			f.seeds, d.Top10.Mean, d.Top10.CI, d.Top3.Mean, d.Top3.CI, d.Winner.Mean, d.Winner.CI, d.Rho.Mean, d.Rho.CI)
 	}
 	return nil
+}
+
+// runs runs the seeds of cfg where the flags say: in process, on a started server per
+// event, or on the server at -url.
+func (f *simFlags) runs(cfg simulate.Config) ([]simulate.Run, error) {
+	if !f.http && f.url == "" {
+		return simulate.Runs(cfg, f.seed, f.seeds)
+	}
+	var runs []simulate.Run
+	for i := 0; i < f.seeds; i++ {
+		seed := f.seed + uint64(i)
+		var b *httpBackend
+		var srv *startedServer
+		if f.url != "" {
+			b = newHTTPBackend(f.url, f.metrics, f.password, true)
+		} else {
+			var err error
+			if b, srv, err = startServer(f.server); err != nil {
+				return nil, err
+			}
+		}
+		r, err := simulate.RunOn(cfg, seed, b)
+		if srv != nil {
+			srv.stop()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("seed %d: %w", seed, err)
+		}
+		runs = append(runs, r)
+		fmt.Fprintf(os.Stderr, "seed %d: top-10 %.2f top-3 %.2f ρ %.3f\n", seed, r.Top10, r.Top3, r.Rho)
+	}
+	return runs, nil
 }

@@ -31,11 +31,14 @@ import (
 
 const (
 	ratingPriorSD = engine.RatingPriorSD
-	relPriorSD    = 0.5  // prior sd of a judge's reliability around 1
+	relPriorSD    = 0.75 // prior sd of a judge's reliability around 1
 	pairWeight    = 2.0  // evidence of one ranking per project
 	starWeight    = 0.25 // a star's weight relative to a ranked pair
-	minRel        = 0.05
-	maxRel        = 4.0
+	// lineWeight is the weight of a project's star (or its absence) against the star
+	// line, per judge who stars (see stepLine).
+	lineWeight = 0.5
+	minRel     = 0.05
+	maxRel     = 4.0
 	// maxCG and cgTol bound the conjugate-gradient steps of one Newton step (an
 	// inexact Newton step is enough: the next one corrects it).
 	maxCG = 20
@@ -44,7 +47,7 @@ const (
 	// (warmIters from the last ratings) iterations; see run.
 	fitStop    = 1e-3
 	newtonFrom = 0.3
-	coldIters  = 10
+	coldIters  = 12
 	warmIters  = 6
 )
 
@@ -90,9 +93,9 @@ func (f *fitter) stopped() bool {
 // average places.
 func newFitter(in *engine.RatingInput) (f *fitter, warm bool) {
 	n := len(in.Projects)
-	f = &fitter{in: in, n: n}
-	f.theta = make([]float64, n)
-	for i := range f.theta {
+	f = &fitter{in: in, n: n + 1} // θ[n] is the star line
+	f.theta = make([]float64, n+1)
+	for i := range in.Projects {
 		if i < len(in.Prev) && in.Prev[i] != 0 {
 			f.theta[i], warm = in.Prev[i], true
 		}
@@ -110,16 +113,19 @@ func newFitter(in *engine.RatingInput) (f *fitter, warm bool) {
 		f.borda() // a cold start: begin from the average place in the judges' lists
 	}
 	f.pairs()
+	for range 3 {
+		f.stepLine()
+	}
 	return f, warm
 }
 
 // result is the command that stores the fit's current point.
 func (f *fitter) result() *engine.SetRatings {
-	in, n := f.in, f.n
-	f.gradient(false) // the Hessian's diagonal at the final point
+	in, n := f.in, f.n-1 // the projects, without the star line
+	f.gradient(false)    // the Hessian's diagonal at the final point
 	out := &engine.SetRatings{
 		Version: in.Version, Projects: append([]engine.ID{}, in.Projects...),
-		Rating: f.theta, SD: make([]float64, n),
+		Rating: f.theta[:n], SD: make([]float64, n),
 		Judges: append([]engine.ID{}, in.Judges...), Reliability: make([]float64, len(in.Judges)),
 	}
 	for i := range out.SD {
@@ -129,13 +135,14 @@ func (f *fitter) result() *engine.SetRatings {
 	if k < 1 {
 		k = engine.DefaultFocusTop
 	}
-	out.PTop = topProbabilities(f.theta, out.SD, k)
-	out.PTop3 = topProbabilities(f.theta, out.SD, 3)
+	out.PTop = topProbabilities(out.Rating, out.SD, k)
+	out.PTop3 = topProbabilities(out.Rating, out.SD, 3)
 	// Reliability is reported relative to the median judge (1 = typical).
 	med := median(f.rel)
 	for i, r := range f.rel {
 		out.Reliability[i] = r / med
 	}
+	out.Disagreement, out.Compared = f.disagreement()
 	for i := range out.Rating {
 		out.Rating[i] = round6(out.Rating[i])
 		out.SD[i] = round6(out.SD[i])
@@ -144,8 +151,33 @@ func (f *fitter) result() *engine.SetRatings {
 	}
 	for i := range out.Reliability {
 		out.Reliability[i] = round6(out.Reliability[i])
+		out.Disagreement[i] = round6(out.Disagreement[i])
 	}
 	return out
+}
+
+// disagreement counts, per judge, its ranking outcomes (a ranked project above each
+// project after it in its list) and the share of them that the fitted ratings order
+// the other way.
+func (f *fitter) disagreement() ([]float64, []int) {
+	in := f.in
+	share, count := make([]float64, len(in.Judges)), make([]int, len(in.Judges))
+	for j := range in.Judges {
+		seq := in.Seq[in.Off[j]:in.Off[j+1]]
+		against := 0
+		for a := 0; a < int(in.NRanked[j]); a++ {
+			for _, b := range seq[a+1:] {
+				count[j]++
+				if f.theta[b] > f.theta[seq[a]] {
+					against++
+				}
+			}
+		}
+		if count[j] > 0 {
+			share[j] = float64(against) / float64(count[j])
+		}
+	}
+	return share, count
 }
 
 // run iterates until no rating or reliability moves by fitStop, at most iters times.
@@ -169,7 +201,7 @@ func (f *fitter) run(iters int) int {
 			f.gradient(false)
 			var ok bool
 			st, sr, ok = f.newtonJoint(cgTol)
-			joint = ok && st <= 2*lastSt && sr <= 2*lastSr
+			joint = ok && st <= max(2*lastSt, newtonFrom) && sr <= max(2*lastSr, newtonFrom)
 			if !joint {
 				copy(f.theta, saveT)
 				copy(f.rel, saveR)
@@ -239,6 +271,14 @@ type fitter struct {
 	cOff   []int
 	curv   []float32
 	maxLen int
+	// The star line (newton.go) is θ[n−1], fitted with the ratings: stars says which
+	// judges star at all (only they say something with a missing star); lineCurv is
+	// each judged project's Hessian weight against the line at the last gradient()
+	// (aligned with in.Seq), lineCross each judge's cross term of the line and its
+	// reliability.
+	stars     []bool
+	lineCurv  []float64
+	lineCross []float64
 	// scratch
 	vLoc, oLoc, dLoc, sLoc  []float64
 	rowB                    []int32
@@ -274,6 +314,12 @@ func (f *fitter) pairs() {
 		total += k * (len(star) - k)
 	}
 	f.cOff[len(in.Judges)] = total
+	f.stars = make([]bool, len(in.Judges))
+	for j := range in.Judges {
+		f.stars[j] = slices.Contains(in.Star[in.Off[j]:in.Off[j+1]], true)
+	}
+	f.lineCurv = make([]float64, len(in.Seq))
+	f.lineCross = make([]float64, len(in.Judges))
 	f.curv = make([]float32, total)
 	f.grad = make([]float64, f.n)
 	f.diag = make([]float64, f.n)

@@ -38,6 +38,16 @@ func (f *fitter) logPosterior() float64 {
 				}
 			}
 		}
+		if slices.Contains(star, true) { // the star line, θ[n−1]
+			for a, p := range seq {
+				s := sigmoid(r * (f.theta[p] - f.theta[f.n-1]))
+				if star[a] {
+					lp += lineWeight * math.Log(s)
+				} else {
+					lp += lineWeight * math.Log(1-s)
+				}
+			}
+		}
 	}
 	return lp
 }
@@ -69,7 +79,7 @@ func testRatingInput() *engine.RatingInput {
 // product against finite differences of the log posterior.
 func TestFitGradientAndHessian(t *testing.T) {
 	in := testRatingInput()
-	f := &fitter{in: in, n: len(in.Projects)}
+	f := &fitter{in: in, n: len(in.Projects) + 1}
 	f.theta = make([]float64, f.n)
 	f.rel = make([]float64, len(in.Judges))
 	rnd := engine.NewRand(9)
@@ -139,7 +149,7 @@ func TestFitRatingsDeterministic(t *testing.T) {
 // terms θ–reliability against finite differences.
 func TestFitCrossTerms(t *testing.T) {
 	in := testRatingInput()
-	f := &fitter{in: in, n: len(in.Projects)}
+	f := &fitter{in: in, n: len(in.Projects) + 1}
 	f.theta = make([]float64, f.n)
 	f.rel = make([]float64, len(in.Judges))
 	rnd := engine.NewRand(11)
@@ -154,6 +164,7 @@ func TestFitCrossTerms(t *testing.T) {
 	gRel := append([]float64(nil), f.gRel...)
 	hRel := append([]float64(nil), f.hRel...)
 	cross := append([]float64(nil), f.cross...)
+	lineCross := append([]float64(nil), f.lineCross...)
 	grad := append([]float64(nil), f.grad...)
 	const h = 1e-5
 	for j := range in.Judges {
@@ -177,6 +188,7 @@ func TestFitCrossTerms(t *testing.T) {
 		for k := in.Off[j]; k < in.Off[j+1]; k++ {
 			want[in.Seq[k]] += cross[k]
 		}
+		want[f.n-1] = lineCross[j]
 		for p := range want {
 			if num := -(gradUp[p] - grad[p]) / h; math.Abs(num-want[p]) > 1e-3 {
 				t.Fatalf("judge %d project %d: cross term %v, numeric %v", j, p, want[p], num)

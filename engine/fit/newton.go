@@ -170,6 +170,12 @@ func (f *fitter) gradient(rel bool) float64 {
 			hl[a] += ha
 			ul[a] += ma
 		}
+		f.lineCross[j] = 0
+		if f.stars[j] {
+			g, h := f.lineTerms(j, n, gl, hl, ul)
+			gr += g
+			hr += h
+		}
 		for a, p := range seq {
 			grad[p] += gl[a]
 			diag[p] += hl[a]
@@ -207,6 +213,11 @@ func (f *fitter) stepRel(j, n, nr, end int, wt, sw float64) float64 {
 			gr += d * (wab*q - wba*p)
 			hr += d * d * (wab + wba) * p * q
 		}
+	}
+	if f.stars[j] {
+		g, h := f.lineTerms(j, n, nil, nil, nil)
+		gr += g
+		hr += h
 	}
 	nv := math.Min(maxRel, math.Max(minRel, r+gr/hr))
 	f.rel[j] = nv
@@ -274,8 +285,18 @@ func (f *fitter) hessMulS(v, out []float64, schur bool) {
 			}
 			ol[a] += acc
 		}
+		line := f.n - 1
+		if f.stars[j] {
+			vc := v[line]
+			for a, h := range f.lineCurv[lo:hi] {
+				t := h * (vl[a] - vc)
+				ol[a] += t
+				out[line] -= t
+			}
+		}
 		if schur && f.invD[j] != 0 {
-			ul, s := f.cross[lo:hi], 0.0
+			ul, lc := f.cross[lo:hi], f.lineCross[j]
+			s := lc * v[line]
 			for a, u := range ul {
 				s += u * vl[a]
 			}
@@ -283,6 +304,7 @@ func (f *fitter) hessMulS(v, out []float64, schur bool) {
 			for a, u := range ul {
 				ol[a] -= u * s
 			}
+			out[line] -= lc * s
 		}
 		for a, p := range seq {
 			out[p] += ol[a]
@@ -365,6 +387,9 @@ func (f *fitter) newtonJoint(tol float64) (st, sr float64, ok bool) {
 			r[pi] -= u * gj
 			f.diagS[pi] -= u * u * id
 		}
+		lc, line := f.lineCross[j], f.n-1
+		r[line] -= lc * gj
+		f.diagS[line] -= lc * lc * id
 	}
 	for i := range x {
 		if f.diagS[i] < 0.1*f.diag[i] {
@@ -384,7 +409,7 @@ func (f *fitter) newtonJoint(tol float64) (st, sr float64, ok bool) {
 			continue
 		}
 		lo, hi := in.Off[j], in.Off[j+1]
-		g := f.gRel[j]
+		g := f.gRel[j] - f.lineCross[j]*x[f.n-1]
 		for k, u := range f.cross[lo:hi] {
 			g -= u * x[in.Seq[lo+int32(k)]]
 		}
@@ -401,4 +426,76 @@ func dot(a, b []float64) float64 {
 		s += a[i] * b[i]
 	}
 	return s
+}
+
+// The star line: a judge who stars says of each project it judged whether it is above
+// one line on the rating scale, the same line for every judge (P(star) = σ(r_j·(θ −
+// line))): evidence that compares projects no judge saw together, where rankings only
+// compare the projects of one judge's list. A judge who never stars says nothing this
+// way. Each term weighs lineWeight.
+
+// lineTerms adds judge j's star-line terms at the current point (its list of n gathered
+// in vLoc and sLoc, its reliability f.rel[j]) to gl, hl and ul (the list's gradient,
+// curvature and cross terms, when not nil; the curvature is kept in lineCurv for
+// hessMulS), and returns their gradient and curvature in the reliability.
+func (f *fitter) lineTerms(j, n int, gl, hl, ul []float64) (gr, hr float64) {
+	tl, sl := f.vLoc[:n], f.sLoc[:n]
+	dr, pr, qr := f.rowD[:n], f.rowP[:n], f.rowQ[:n]
+	line := f.n - 1
+	for a := range dr {
+		dr[a] = tl[a] - f.theta[line]
+	}
+	r := f.rel[j]
+	logistic(r, dr, pr, qr)
+	lc := f.lineCurv[f.in.Off[j]:f.in.Off[j+1]]
+	for a, d := range dr {
+		p, q := pr[a], qr[a]
+		e := lineWeight * (sl[a]*q - (1-sl[a])*p) // the log-likelihood's slope in r·d
+		w := lineWeight * p * q
+		gr += d * e
+		hr += d * d * w
+		if gl != nil {
+			gl[a] += r * e
+			hl[a] += r * r * w
+			ul[a] += r*d*w - e
+			lc[a] = r * r * w
+			f.grad[line] -= r * e
+			f.diag[line] += r * r * w
+			f.lineCross[j] -= r*d*w - e
+		}
+	}
+	return gr, hr
+}
+
+// stepLine takes one Newton step on the star line alone, θ[n−1] (prior
+// N(0, ratingPriorSD²)), with the ratings and reliabilities fixed: the fit's starting
+// point for it.
+func (f *fitter) stepLine() {
+	in := f.in
+	prec := 1 / (ratingPriorSD * ratingPriorSD)
+	line := f.n - 1
+	g, h := -f.theta[line]*prec, prec
+	for j := range in.Judges {
+		if !f.stars[j] {
+			continue
+		}
+		lo, hi := in.Off[j], in.Off[j+1]
+		n := int(hi - lo)
+		dr, pr, qr := f.rowD[:n], f.rowP[:n], f.rowQ[:n]
+		for a, p := range in.Seq[lo:hi] {
+			dr[a] = f.theta[p] - f.theta[line]
+		}
+		r := f.rel[j]
+		logistic(r, dr, pr, qr)
+		for a, st := range in.Star[lo:hi] {
+			p, q := pr[a], qr[a]
+			e := -lineWeight * p
+			if st {
+				e = lineWeight * q
+			}
+			g -= r * e
+			h += r * r * lineWeight * p * q
+		}
+	}
+	f.theta[line] += g / h
 }

@@ -43,12 +43,41 @@ func TestFocusBeatsSpread(t *testing.T) {
 func TestSimulationDeterministic(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Projects, cfg.Judges, cfg.Visits = 30, 8, 6
-	a, err := simulateOne(cfg, 5)
+	a, err := RunOn(cfg, 5, Local(5))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := simulateOne(cfg, 5)
+	b, _ := RunOn(cfg, 5, Local(5))
 	if a != b {
 		t.Fatalf("same seed, different outcomes: %+v vs %+v", a, b)
+	}
+}
+
+// TestRandomJudgeStandsApart: in a simulated event of 10 judges, one answering at
+// random (its rankings and stars ignore quality) gets a lower reliability and a higher
+// disagreement than every careful judge (docs/behaviour.md#ratings).
+func TestRandomJudgeStandsApart(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Projects, cfg.Judges, cfg.Visits, cfg.Careless, cfg.Random = 40, 10, 20, 0, 1
+	cfg.Noises = []float64{0.5, 1}
+	for seed := uint64(1); seed <= 10; seed++ {
+		b := Local(seed).(*local)
+		if _, err := RunOn(cfg, seed, b); err != nil {
+			t.Fatal(err)
+		}
+		b.e.Read(func(s *engine.State) {
+			random := s.Judges[b.judges[0]]
+			if random.Compared == 0 {
+				t.Fatalf("seed %d: the random judge's outcomes were not compared", seed)
+			}
+			for _, id := range b.judges[1:] {
+				j := s.Judges[id]
+				if j.ReliabilityOf() <= random.ReliabilityOf() || j.Disagreement >= random.Disagreement {
+					t.Errorf("seed %d: careful %s: reliability %.2f, disagreement %.2f of %d; random judge: %.2f, %.2f of %d",
+						seed, j.Name, j.ReliabilityOf(), j.Disagreement, j.Compared, random.ReliabilityOf(), random.Disagreement, random.Compared)
+				}
+			}
+			t.Logf("seed %d: random judge reliability %.2f, disagreement %.2f of %d", seed, random.ReliabilityOf(), random.Disagreement, random.Compared)
+		})
 	}
 }

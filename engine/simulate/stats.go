@@ -22,14 +22,14 @@ type Summary struct {
 	Seeds                                                int
 	Rho, Top10, Top3, Winner, CopeTop10, CopeTop3        Estimate
 	MinViews, MeanViews, Walked, RandomWalk, WalkedShare Estimate
-	Minutes                                              Estimate
 }
 
-// Runs runs seeds events (seeds first, first+1, ...).
+// Runs runs seeds events (seeds first, first+1, ...) on the engine in this process.
 func Runs(cfg Config, first uint64, seeds int) ([]Run, error) {
 	runs := make([]Run, 0, seeds)
 	for i := 0; i < seeds; i++ {
-		r, err := simulateOne(cfg, first+uint64(i))
+		seed := first + uint64(i)
+		r, err := RunOn(cfg, seed, Local(seed))
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +104,6 @@ func Summarize(cfg Config, runs []Run) Summary {
 			}
 			return r.Walked / r.RandomWalk
 		}),
-		Minutes: est(func(r Run) float64 { return r.Minutes }),
 	}
 }
 

@@ -443,6 +443,10 @@ func (c *Node) JudgeIDByTokenHash(hash []byte) (engine.ID, bool) {
 	return c.core.JudgeIDByTokenHash(hash)
 }
 
+// RatingInputsChanged is signalled when applied entries changed the ratings' inputs
+// (persist.Core.RatingInputsChanged).
+func (c *Node) RatingInputsChanged() <-chan struct{} { return c.core.RatingInputsChanged() }
+
 // SetEventSink sets the function that receives the events of every applied command,
 // whichever node took it. It is called from raft's apply goroutine and must not block.
 func (c *Node) SetEventSink(fn func([]engine.Event)) { c.core.SetEventSink(fn) }

@@ -14,22 +14,26 @@ import (
 
 // The background ratings fit (docs/behaviour.md#ratings). It runs beside the writer: it copies the fit's
 // inputs under the read lock, fits without any lock, and submits the result as a
-// journaled command, so assignments that use the ratings replay exactly. It refits once
-// RatingsEvery changes to the inputs (finishes, rankings, stars, hides) have gathered,
-// or once the inputs have been quiet for RatingsQuiet after a change (the end of a
+// journaled command, so assignments that use the ratings replay exactly. The writer
+// tells it when the inputs changed (RatingsNode.RatingInputsChanged; nothing polls). It
+// refits once Every changes to the inputs (finishes, rankings, stars, hides) have
+// gathered, or once the inputs have been quiet for Quiet after a change (the end of a
 // burst), never runs two fits at once, and waits ratingsSpacing times the last fit's
 // duration before the next (the fit never takes more than a tenth of one core, so under
 // a flood of finishes it leaves the writer alone; at 10,000 projects a refit then
-// happens about every 2 s), and at least RatingsMinGap (default 2 s) between the starts
-// of two fits: ratings a second or two old steer judges who spend minutes per table
-// just as well, and a small event's fast fits would otherwise run back to back under a
-// flood (copying the inputs holds the writer for a moment each time).
+// happens about every 2 s), and at least MinGap (default 2 s) between the starts of two
+// fits: ratings a second or two old steer judges who spend minutes per table just as
+// well, and a small event's fast fits would otherwise run back to back under a flood
+// (copying the inputs holds the writer for a moment each time). The operator sets the
+// three with RATINGS_EVERY, RATINGS_QUIET and RATINGS_MIN_GAP (cmd/podium).
 //
 // It fits only on a node that leads the duties (RatingsNode.LeadsDuties: a single node
-// always, a cluster node while it leads; the others apply the journaled result).
+// always, a cluster node while it leads; the others apply the journaled result). A
+// node that has a fit due but does not lead (or is not ready) looks again every
+// ratingsRetry: leadership comes without a change to the inputs.
 // After a start (and on a cluster node, once it first leads) it fits once whatever the
 // counter says: the journaled ratings may predate the last changes before the stop (a
-// burst shorter than RatingsQuiet, or fewer than RatingsEvery changes). That result is
+// burst shorter than Quiet, or fewer than Every changes). That result is
 // stored only when it differs from the journaled ratings (RatingInput.Changes), so an
 // idle restart writes nothing. A restored backup is checked the same way.
 
@@ -37,7 +41,7 @@ const (
 	ratingsDefaultEvery = 5
 	ratingsDefaultQuiet = time.Second
 	ratingsDefaultGap   = 2 * time.Second
-	ratingsPoll         = 100 * time.Millisecond
+	ratingsRetry        = time.Second
 	ratingsSpacing      = 9
 )
 
@@ -47,13 +51,16 @@ type RatingsNode interface {
 	Ready() bool
 	// LeadsDuties says whether this node runs the duties that act on their own.
 	LeadsDuties() bool
+	// RatingInputsChanged is signalled by the writer after the inputs changed.
+	RatingInputsChanged() <-chan struct{}
 	Submit(ctx context.Context, actor engine.Actor, cmd engine.Command) (any, error)
 }
 
 // RatingsOptions configure the ratings fit.
 type RatingsOptions struct {
 	// Every is how many changes to the fit's inputs start a refit (default 5); Quiet
-	// how long after the last change a refit starts anyway (default 1 s).
+	// how long after the last change a refit starts anyway (default 1 s; negative:
+	// at once).
 	Every int
 	Quiet time.Duration
 	// MinGap is the least time between the starts of two fits (default 2 s; negative:
@@ -80,7 +87,7 @@ func RatingsStart(node RatingsNode, opts RatingsOptions) *Ratings {
 	if opts.Every <= 0 {
 		opts.Every = ratingsDefaultEvery
 	}
-	if opts.Quiet <= 0 {
+	if opts.Quiet == 0 {
 		opts.Quiet = ratingsDefaultQuiet
 	}
 	if opts.MinGap == 0 {
@@ -97,76 +104,109 @@ func (r *Ratings) Stop() {
 	<-r.done
 }
 
+// fitState is the loop's bookkeeping: fitted is the inputs version of the last stored
+// fit, seen the last version read, pending the changes since the fit, changedAt when
+// seen moved, notBefore the earliest start of the next fit, check whether the next fit
+// must run whatever the counter says (after a start or a restore).
+type fitState struct {
+	fitted, seen, pending uint64
+	changedAt, notBefore  time.Time
+	check                 bool
+}
+
 func (r *Ratings) loop() {
 	defer close(r.done)
-	n, log := r.node, r.opts.Log
-	every, quiet, gap := r.opts.Every, r.opts.Quiet, r.opts.MinGap
-	tick := time.NewTicker(ratingsPoll)
-	defer tick.Stop()
-	var fitted, seen uint64
-	var pending uint64
-	changedAt := time.Now()
-	var notBefore time.Time // keeps fits under a tenth of one core
-	first, check := true, true
+	n := r.node
+	changed := n.RatingInputsChanged()
+	st := fitState{check: true, changedAt: time.Now()}
+	n.Read(func(s *engine.State) { st.seen = s.RatingInputsVersion() })
+	st.fitted = st.seen
+	wake := time.NewTimer(0) // the fit after the start
+	defer wake.Stop()
 	for {
 		select {
 		case <-r.quit:
 			return
-		case <-tick.C:
+		case <-changed:
+		case <-wake.C:
 		}
-		var v uint64
-		n.Read(func(s *engine.State) { v = s.RatingInputsVersion() })
-		if first {
-			fitted, seen, first = v, v, false
-		}
-		if v == fitted && !check {
+		wait, ok := r.due(&st)
+		if !ok {
+			wake.Stop() // nothing to fit: the writer's next notice wakes the loop
 			continue
 		}
-		if v != seen {
-			pending += v - seen
-			if v < seen { // the counter restarted (a backup restored): fit, store if it differs
-				pending, check = uint64(every), true
-			}
-			seen, changedAt = v, time.Now()
-		}
-		if !check && pending < uint64(every) && time.Since(changedAt) < quiet {
+		if wait > 0 {
+			wake.Reset(wait)
 			continue
 		}
-		if !n.Ready() || !n.LeadsDuties() || time.Now().Before(notBefore) {
+		if !n.Ready() || !n.LeadsDuties() {
+			wake.Reset(ratingsRetry)
 			continue
 		}
-		start := time.Now()
-		var in *engine.RatingInput
-		n.Read(func(s *engine.State) { in = s.RatingInput() })
-		cmd, done := fit.RatingsUntil(in, r.quit)
-		if !done {
+		if !r.fitOnce(&st) {
 			return // shutting down
 		}
-		took := time.Since(start)
-		notBefore = time.Now().Add(ratingsSpacing * took)
-		if nb := start.Add(gap); nb.After(notBefore) {
-			notBefore = nb
-		}
-		if check && !in.Changes(cmd) {
-			log.Debug().Dur("took", took).Msg("ratings checked after start: current")
-			check, fitted, pending = false, in.Version, 0
-			r.publishFitted(fitted)
-			if in.Version != seen {
-				pending = 1
-			}
-			continue
-		}
-		if _, err := n.Submit(context.Background(), engine.System, cmd); err != nil {
-			log.Warn().Err(err).Msg("ratings not stored")
-			continue
-		}
-		log.Debug().Dur("took", took).Int("projects", len(in.Projects)).Int("judges", len(in.Judges)).Msg("ratings refitted")
-		check, fitted, pending = false, in.Version, 0
-		r.publishFitted(fitted)
-		if in.Version != seen {
-			pending = 1 // changes arrived while fitting: go again soon
-		}
+		wake.Reset(0) // changes that came during the fit
 	}
+}
+
+// due reads the inputs version and says whether a fit is to be done (ok) and how long
+// until it may start.
+func (r *Ratings) due(st *fitState) (wait time.Duration, ok bool) {
+	var v uint64
+	r.node.Read(func(s *engine.State) { v = s.RatingInputsVersion() })
+	if v != st.seen {
+		st.pending += v - st.seen
+		if v < st.seen { // the counter restarted (a backup restored): fit, store if it differs
+			st.pending, st.check = uint64(r.opts.Every), true
+		}
+		st.seen, st.changedAt = v, time.Now()
+	}
+	if v == st.fitted && !st.check {
+		st.pending = 0
+		return 0, false
+	}
+	at := time.Now()
+	if !st.check && st.pending < uint64(r.opts.Every) {
+		at = st.changedAt.Add(r.opts.Quiet)
+	}
+	if st.notBefore.After(at) {
+		at = st.notBefore
+	}
+	return time.Until(at), true
+}
+
+// fitOnce fits, stores the result (after a start: only when it differs) and sets when
+// the next fit may start; false when the loop is stopping.
+func (r *Ratings) fitOnce(st *fitState) bool {
+	n, log := r.node, r.opts.Log
+	start := time.Now()
+	var in *engine.RatingInput
+	n.Read(func(s *engine.State) { in = s.RatingInput() })
+	cmd, done := fit.RatingsUntil(in, r.quit)
+	if !done {
+		return false
+	}
+	took := time.Since(start)
+	st.notBefore = time.Now().Add(ratingsSpacing * took)
+	if nb := start.Add(r.opts.MinGap); nb.After(st.notBefore) {
+		st.notBefore = nb
+	}
+	if st.check && !in.Changes(cmd) {
+		log.Debug().Dur("took", took).Msg("ratings checked after start: current")
+	} else if _, err := n.Submit(context.Background(), engine.System, cmd); err != nil {
+		log.Warn().Err(err).Msg("ratings not stored")
+		return true
+	} else {
+		log.Debug().Dur("took", took).Int("projects", len(in.Projects)).Int("judges", len(in.Judges)).Msg("ratings refitted")
+	}
+	st.check, st.fitted = false, in.Version
+	st.pending = st.seen - min(st.seen, in.Version) // changes that arrived while fitting
+	if st.seen < in.Version {
+		st.seen = in.Version
+	}
+	r.publishFitted(st.fitted)
+	return true
 }
 
 // publishFitted records for Pending that the ratings are fitted up to version v.

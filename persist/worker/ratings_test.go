@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"podium/engine"
+	"podium/engine/fit"
 	"podium/persist"
 )
 
@@ -150,7 +151,7 @@ func TestRatingsRefitAfterRestart(t *testing.T) {
 	n = openRated(t, dir, RatingsOptions{})
 	defer n.Close()
 	_, applied := fittedRatings(n)
-	time.Sleep(1500 * time.Millisecond) // the check runs on the first poll (100 ms)
+	time.Sleep(1500 * time.Millisecond) // the check runs at once after the start
 	if _, now := fittedRatings(n); now != applied {
 		t.Fatalf("a start with current ratings applied %d commands", now-applied)
 	}
@@ -164,4 +165,43 @@ func TestRatingsRefitAfterRestart(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRatingsFollowTheWriter: with the fast cadence (RATINGS_MIN_GAP=0, RATINGS_EVERY=1,
+// RATINGS_QUIET=0) the writer's notice starts a fit after every finish, and the fit
+// that includes it is stored: Pending reads 0 again and the stored ratings are what a
+// fresh fit of the current inputs gives.
+func TestRatingsFollowTheWriter(t *testing.T) {
+	n := openRated(t, t.TempDir(), RatingsOptions{Every: 1, MinGap: -1, Quiet: -1})
+	defer n.Close()
+	for i := 0; i < 8; i++ {
+		addProject(t, n, i)
+	}
+	judges := []engine.ID{addJudge(t, n, 0), addJudge(t, n, 1)}
+	mustSubmit(t, n, &engine.ClockUnpause{})
+	for round := 0; round < 3; round++ {
+		judgeRounds(t, n, judges, 1)
+		waitCurrent(t, n)
+		var in *engine.RatingInput
+		n.Read(func(s *engine.State) { in = s.RatingInput() })
+		if round > 0 && len(in.Judges) != 2 {
+			t.Fatalf("round %d: %d judges in the fit's inputs", round, len(in.Judges))
+		}
+		if in.Changes(fit.Ratings(in)) {
+			t.Fatalf("round %d: Pending is 0 but the stored ratings are not the fit of the current inputs", round)
+		}
+	}
+}
+
+// waitCurrent waits (at most a generous 30 s, so a broken fitter fails rather than
+// hangs) until no change is pending.
+func waitCurrent(t *testing.T, n *ratedNode) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for n.fit.Pending() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("Pending still %d", n.fit.Pending())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
