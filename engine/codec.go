@@ -329,6 +329,35 @@ func (r *jsonReader) floats(out *[]float64) bool {
 	return true
 }
 
+// ints reads null (nil) or an array of integers.
+func (r *jsonReader) ints(out *[]int) bool {
+	if r.literal("null") {
+		*out = nil
+		return true
+	}
+	if !r.byte('[') {
+		return false
+	}
+	list := []int{}
+	if !r.byte(']') {
+		for {
+			var v int
+			if !r.int(&v) {
+				return false
+			}
+			list = append(list, v)
+			if r.byte(']') {
+				break
+			}
+			if !r.byte(',') {
+				return false
+			}
+		}
+	}
+	*out = list
+	return true
+}
+
 // literal consumes the word w (true, false, null) if it is next.
 func (r *jsonReader) literal(w string) bool {
 	r.ws()

@@ -123,6 +123,10 @@ func (cmd *SetRatings) decodeJSON(r *jsonReader) bool {
 			return seen.once(6) && r.ids(&cmd.Judges)
 		case "reliability":
 			return seen.once(7) && r.floats(&cmd.Reliability)
+		case "disagreement":
+			return seen.once(8) && r.floats(&cmd.Disagreement)
+		case "compared":
+			return seen.once(9) && r.ints(&cmd.Compared)
 		}
 		return false
 	})

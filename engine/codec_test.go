@@ -62,6 +62,14 @@ func codecEnvelopes(r *rand.Rand, n int) []*Envelope {
 			ps, js := ids(), ids()
 			cmd = &SetRatings{Version: r.Uint64(), Projects: ps, Rating: floats(len(ps)), SD: floats(len(ps)),
 				PTop: floats(len(ps)), PTop3: floats(len(ps)), Judges: js, Reliability: floats(len(js))}
+			if r.IntN(2) == 0 {
+				sr := cmd.(*SetRatings)
+				sr.Disagreement = floats(len(js))
+				sr.Compared = make([]int, len(js))
+				for i := range sr.Compared {
+					sr.Compared[i] = r.IntN(1000)
+				}
+			}
 		case 7:
 			cmd = &ClockPause{}
 		case 8:
