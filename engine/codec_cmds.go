@@ -5,7 +5,7 @@ package engine
 // come once, in any order; any other field sends the command to encoding/json.
 
 // fieldSet records which fields a decoder has read.
-type fieldSet uint16
+type fieldSet uint32
 
 // once marks field i read and reports whether it was not read before.
 func (f *fieldSet) once(i uint) bool {

@@ -161,7 +161,7 @@ func (r *jsonReader) judge(j *Judge) bool {
 	})
 }
 
-// judgeLists reads the judge's list and map fields and its reliability.
+// judgeLists reads the judge's list and map fields and its reliability figures.
 func (r *jsonReader) judgeLists(j *Judge, k []byte, seen *fieldSet) bool {
 	switch string(k) {
 	case "seen_projects":
@@ -176,6 +176,10 @@ func (r *jsonReader) judgeLists(j *Judge, k []byte, seen *fieldSet) bool {
 		return seen.once(19) && r.int64(&j.LastActivity)
 	case "reliability":
 		return seen.once(20) && r.float(&j.Reliability)
+	case "disagreement":
+		return seen.once(21) && r.float(&j.Disagreement)
+	case "compared":
+		return seen.once(22) && r.int(&j.Compared)
 	}
 	return false
 }

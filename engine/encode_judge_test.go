@@ -36,6 +36,7 @@ func randJudge(r *rand.Rand) *Judge {
 		Group: r.IntN(20) - 5, GroupSeen: r.IntN(100), CurrentSince: r.Int64() - r.Int64(),
 		LastLocation: r.IntN(3000) - 10, Seen: r.IntN(1000), Flagged: ids(), Rankings: ids(),
 		LastActivity: r.Int64(), Reliability: floats[r.IntN(len(floats))],
+		Disagreement: floats[r.IntN(len(floats))], Compared: r.IntN(5000),
 	}
 	if r.IntN(2) == 0 {
 		j.Current = id()
