@@ -101,7 +101,16 @@ func (r *jsonReader) actor(a *Actor) bool {
 		case string(key) == "k" && seen&1 == 0:
 			seen |= 1
 			s, ok := r.rawString()
-			a.Kind = ActorKind(s)
+			switch string(s) { // the known kinds without a copy
+			case string(ActorJudge):
+				a.Kind = ActorJudge
+			case string(ActorAdmin):
+				a.Kind = ActorAdmin
+			case string(ActorSystem):
+				a.Kind = ActorSystem
+			default:
+				a.Kind = ActorKind(s)
+			}
 			return ok
 		case string(key) == "j" && seen&2 == 0:
 			seen |= 2
