@@ -11,7 +11,7 @@ import (
 // judges with their seen lists, projects and the audit log, which are read by hand here; every
 // other field of the state goes through encoding/json on its own bytes. The result is
 // what json.Unmarshal gives, which decodeState falls back to for anything unexpected
-// (docs/behaviour.md#state-durability-and-recovery).
+// (docs/behaviour.md#recovery-at-memory-speed).
 
 // decodeState decodes a snapshot into the fresh state s.
 func decodeState(b []byte, s *State) error {

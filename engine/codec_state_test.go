@@ -90,7 +90,7 @@ func TestDecodeStateMutations(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	special := []byte(`{}[]",:\ 0123456789.eE+-tfnul`)
 	b := codecTestState(t, r, 8)
-	for k := 0; k < 3000; k++ {
+	for k := 0; k < 1000; k++ {
 		m := append([]byte(nil), b...)
 		p := r.IntN(len(m))
 		switch r.IntN(3) {

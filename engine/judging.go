@@ -74,7 +74,7 @@ type JudgeNext struct {
 	Judge ID `json:"judge"`
 	// Got is the project the command assigned, set when it applies: its journal record
 	// then carries the outcome, and replaying it assigns that project again without
-	// running the assignment (docs/behaviour.md#state-durability-and-recovery). Unset when
+	// running the assignment (docs/behaviour.md#recovery-at-memory-speed). Unset when
 	// the assignment also moved the judge to another group (replay runs it then).
 	Got *ID `json:"got,omitempty"`
 }

@@ -11,7 +11,7 @@ import (
 
 // recover loads the latest snapshot and replays the journal after it. The journal's
 // records are read and decoded while the snapshot decodes (two cores at a start), then
-// applied in order (docs/behaviour.md#state-durability-and-recovery).
+// applied in order (docs/behaviour.md#recovery-at-memory-speed).
 func (n *Node) recover() error {
 	start := time.Now()
 	data, ptr, found, err := n.st.LoadSnapshot()
