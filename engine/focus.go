@@ -19,12 +19,21 @@ import (
 // worth a 0.3 higher need (chosen with the simulation, README "Picking the winners").
 const focusWalkCost = 0.003
 
-// focusNeed is the need of a project with rating r; with field (assignment_goal
-// "field") it is the rating's variance alone: every uncertain place in the ranking
-// counts, not only membership of the top.
-func focusNeed(r ProjectRating, field bool) float64 {
-	if field {
+// legacySpreadWeight is the variance's weight in the need of events begun before
+// assignment_goal (focusNeed).
+const legacySpreadWeight = 0.35
+
+// focusNeed is the need of a project with rating r under assignment_goal goal: for
+// "field" the rating's variance alone (every uncertain place in the ranking counts, not
+// only membership of the top); for "podium" the membership uncertainty of the top and
+// the top 3; for "" (an event begun before the goal existed, whose journal must replay
+// to the same assignments) the earlier need, which added legacySpreadWeight × variance.
+func focusNeed(r ProjectRating, goal string) float64 {
+	switch goal {
+	case GoalField:
 		return r.SD * r.SD
+	case "":
+		return r.PTop*(1-r.PTop) + r.PTop3*(1-r.PTop3) + legacySpreadWeight*r.SD*r.SD
 	}
 	return r.PTop*(1-r.PTop) + r.PTop3*(1-r.PTop3)
 }
@@ -41,7 +50,7 @@ func (x *judgingData) refreshFocus() {
 	}
 	x.focus, x.focusOrder, x.focusRun = x.focus[:n], x.focusOrder[:n], x.focusRun[:n]
 	for k, p := range x.proj {
-		x.focus[k] = focusNeed(p.Ratings, x.focusField)
+		x.focus[k] = focusNeed(p.Ratings, x.focusGoal)
 		x.focusOrder[k] = int32(k)
 	}
 	slices.SortFunc(x.focusOrder, func(a, b int32) int {
@@ -113,7 +122,7 @@ const focusRunScan = 16
 //     testing once per run is the same.
 //   - Within a run all slots share need, and the floating-point score
 //     need − focusWalkCost·d is non-increasing in d (rounding is monotone; for the
-//     needs that occur, finite and at most 0.5 (podium) or SD² ≤ 2.25 (field), it is strictly
+//     needs that occur, finite and at most 0.5 + 0.35·SD² (SD ≤ 1.5), it is strictly
 //     decreasing). offer ranks by (score, then smaller dist): a slot at a larger d has
 //     a lower score, or an equal score and a larger dist, so it is strictly worse than
 //     any free slot of the run at the smallest d and is never among the best nor a tie.

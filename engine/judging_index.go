@@ -57,7 +57,7 @@ type judgingData struct {
 	acc        []int32   // per project number: pairSums' scratch for dense rows
 	focus      []float64 // per slot: focus need (focus.go)
 	focusOrder []int32   // slots by focus need, highest first
-	focusField bool      // assignment_goal "field": the need is the rating's variance
+	focusGoal  string    // assignment_goal the needs were computed for
 	focusRun   []int32   // per position in focusOrder: end of its run of equal needs
 	cands      []int32
 	free       []int32
@@ -179,7 +179,7 @@ func (x *judgingData) sync(s *State) {
 	x.sumMark = make([]uint32, len(ps))
 	x.sum = make([]int32, len(ps))
 	x.epoch = 0
-	x.focusField = s.Options.AssignmentGoal == GoalField
+	x.focusGoal = s.Options.AssignmentGoal
 	x.refreshFocus()
 	x.valid = true
 	x.syncedAt = s.Applied

@@ -201,8 +201,10 @@ type Options struct {
 	AssignmentMode string `json:"assignment_mode"`
 	FocusTop       int    `json:"focus_top"`
 	// AssignmentGoal is what focus mode sharpens: "podium" (default; the top) or
-	// "field" (the whole ranking) (docs/behaviour.md#focus-assignment).
-	AssignmentGoal string `json:"assignment_goal"`
+	// "field" (the whole ranking) (docs/behaviour.md#focus-assignment). "" (absent) is
+	// an event begun before the goal existed: it keeps that build's need, so its journal
+	// replays to the same assignments, until the goal is set.
+	AssignmentGoal string `json:"assignment_goal,omitempty"`
 }
 
 // DefaultOptions returns the options of a new event.
@@ -283,9 +285,6 @@ func (s *State) reindex() {
 	s.publicAt = s.Applied
 	if s.Options.AssignmentMode == "" { // a snapshot from before focus mode
 		s.Options.AssignmentMode = ModeFocus
-	}
-	if s.Options.AssignmentGoal == "" { // a snapshot from before the goal
-		s.Options.AssignmentGoal = GoalPodium
 	}
 	if s.Options.FocusTop == 0 {
 		s.Options.FocusTop = DefaultFocusTop

@@ -24,17 +24,16 @@ import (
 // cluster's through POST /api/admin/clock/backup), public content and more load, then
 // SIGKILL, so each holds a snapshot and journal (raft log) records after it. One is a
 // single node, the other a one-node raft cluster (raft log on the journal, stable store,
-// FSM snapshots in Badger). The golden files hold what that build served after opening a
-// copy of them (testdata/format-v1/*.golden.json): the SHA-256 of every listed response
-// and, for the cluster, the state digest of GET /api/admin/cluster. A later build must
-// open them to the same state. (The cluster's state digest was recorded again by the
-// build that keeps undo points, docs/behaviour.md#on-the-floor: replaying the fixture's
-// last minute of finishes now also keeps theirs; every response is still the earlier
-// build's.) (persist's TestDataDirFromEarlierBuild checks the single
-// node's state digest in-process.)
+// FSM snapshots in Badger). The golden files hold the SHA-256 of every listed response
+// after opening a copy of them (testdata/format-v1/*.golden.json), recorded by that
+// build and recorded again by the build whose ratings model changed (the start's fit
+// then stores other ratings, docs/behaviour.md#the-fit). A later build must open them
+// to the same state; export columns added since are dropped before comparing
+// (formatAddedColumns). (persist's TestDataDirFromEarlierBuild checks the single node's
+// state digest in-process.)
 //
-// To record the golden files again with another binary (only when the formats change on
-// purpose, with a migration):
+// To record the golden files again with another binary (only when the formats or the
+// ratings model change on purpose):
 //
 //	PODIUM_FORMAT_RECORD=/path/to/old/podium go test -run TestDataDirFromEarlierBuild ./cmd/podium
 const (
@@ -83,8 +82,7 @@ func withoutAddedColumns(t *testing.T, b []byte, n int) []byte {
 
 // formatGolden is one fixture's recorded view.
 type formatGolden struct {
-	Responses   map[string]string `json:"responses"` // path -> SHA-256 of the body
-	StateDigest string            `json:"state_digest,omitempty"`
+	Responses map[string]string `json:"responses"` // path -> SHA-256 of the body
 }
 
 func TestDataDirFromEarlierBuild(t *testing.T) {
@@ -131,6 +129,11 @@ func TestDataDirFromEarlierBuild(t *testing.T) {
 				bodies[path] = b
 			}
 			if mode == "cluster" {
+				// The state digest is not compared: this build's ratings model differs
+				// from the fixture build's, so the start's fit stores a ratings.set
+				// stamped with the time of the run (docs/behaviour.md#the-fit), and the
+				// digest covers that time. Every response above is still compared, and
+				// persist's test of the same name checks the replayed state's digest.
 				var st clusterStatus
 				if err := json.Unmarshal(p.must("GET", "/api/admin/cluster", nil, ""), &st); err != nil {
 					t.Fatal(err)
@@ -138,7 +141,6 @@ func TestDataDirFromEarlierBuild(t *testing.T) {
 				if st.StateDigest.SHA256 == "" {
 					t.Fatal("cluster status has no state digest")
 				}
-				got.StateDigest = st.StateDigest.SHA256
 			}
 			golden := filepath.Join(formatGoldens, mode+".golden.json")
 			if bin != "" {
@@ -173,9 +175,6 @@ func TestDataDirFromEarlierBuild(t *testing.T) {
 					}
 					t.Errorf("%s differs from what the earlier build served (body now: %s)", path, body)
 				}
-			}
-			if got.StateDigest != want.StateDigest {
-				t.Errorf("state digest %s, the earlier build had %s", got.StateDigest, want.StateDigest)
 			}
 		})
 	}
