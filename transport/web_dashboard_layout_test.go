@@ -81,7 +81,7 @@ type screen struct {
 	mobile bool
 }
 
-var layoutScreens = []screen{{"1400", 1400, 900, false}, {"390", 390, 844, true}, {"1920", 1920, 1080, false}}
+var layoutScreens = []screen{{"1400", 1400, 900, false}, {"390", 390, 844, true}, {"1920", 1920, 1080, false}, {"1280", 1280, 800, false}, {"1024", 1024, 768, false}}
 
 func (sc screen) apply(t *testing.T, ctx context.Context) {
 	t.Helper()
