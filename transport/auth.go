@@ -341,7 +341,7 @@ func (s *Server) throttle(c *fiber.Ctx, l *limiter, route string) error {
 	if n > max {
 		s.obs.Throttled(route)
 		s.obs.RequestRejected(RejectLoginIP)
-		return tooManyLogins("too many login requests", retry)
+		return tooManyLogins("too many requests from this address", retry)
 	}
 	return nil
 }

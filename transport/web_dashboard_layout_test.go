@@ -13,8 +13,9 @@ import (
 )
 
 // Layout of the organiser's screens as a new organiser meets them (docs/behaviour.md#dashboard-and-expo):
-// the Results tab, the judges table and the door screen at a laptop's 1,400 × 900, a
-// phone's 390 × 844 and a full-HD screen. Measured in the page: no element sticks out of
+// the Results tab, the judges and projects tables and the door screen at a laptop's
+// 1,400 × 900, a phone's 390 × 844, a full-HD screen, 1,280 × 800 and 1,024 × 768.
+// Measured in the page: no element sticks out of
 // its card or makes it scroll sideways, no table header breaks inside a word, and the
 // figures that must stay on one line (login codes, "1.52 ± 0.90", "Page 1 of 4") do.
 
@@ -81,7 +82,7 @@ type screen struct {
 	mobile bool
 }
 
-var layoutScreens = []screen{{"1400", 1400, 900, false}, {"390", 390, 844, true}, {"1920", 1920, 1080, false}}
+var layoutScreens = []screen{{"1400", 1400, 900, false}, {"390", 390, 844, true}, {"1920", 1920, 1080, false}, {"1280", 1280, 800, false}, {"1024", 1024, 768, false}}
 
 func (sc screen) apply(t *testing.T, ctx context.Context) {
 	t.Helper()

@@ -436,10 +436,12 @@ func TestWebOrganiser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		first := evalJS[string](t, k, `document.querySelector('#projects > li:not([hidden])').dataset.id`)
-		waitJS(t, k, "page 2", `document.querySelector('#projects').dataset.page === '2' && document.querySelector('#kiosk-page').textContent.startsWith('Page 2 of')`)
-		if evalJS[string](t, k, `document.querySelector('#projects > li:not([hidden])').dataset.id`) == first {
-			t.Error("page 2 starts with the same project as page 1")
+		// The page and its first project are read together: a slow screenshot can take
+		// longer than a page's 2 s.
+		first := evalJS[[]string](t, k, `[document.querySelector('#projects').dataset.page, document.querySelector('#projects > li:not([hidden])').dataset.id]`)
+		waitJS(t, k, "next page", `(() => { const p = document.querySelector('#projects').dataset.page; return p !== `+jsq(first[0])+` && document.querySelector('#kiosk-page').textContent.startsWith('Page ' + p + ' of'); })()`)
+		if evalJS[string](t, k, `document.querySelector('#projects > li:not([hidden])').dataset.id`) == first[1] {
+			t.Errorf("the next page starts with the same project as page %s", first[0])
 		}
 		// And back to the first page after the last.
 		waitJS(t, k, "wraps to page 1", `document.querySelector('#projects').dataset.page === '1'`)

@@ -176,7 +176,8 @@ function renderStats(s) {
 function renderAverages() {
   const avg = (xs) => (xs.length ? (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(2) : '–');
   $('#stat-avg-project').textContent = avg(A.projects.filter((p) => p.active).map((p) => p.seen));
-  $('#stat-avg-judge').textContent = avg(A.judges.filter((j) => j.active && !j.track).map((j) => j.seen));
+  const general = (j) => !j.track || !(A.options && A.options.judge_tracks);
+  $('#stat-avg-judge').textContent = avg(A.judges.filter((j) => j.active && general(j)).map((j) => j.seen));
 }
 
 async function loadClock() {
@@ -203,7 +204,7 @@ function renderClock() {
 }
 
 // renderPauseBanner says loudly, on every tab, that judging is not running: judges are
-// told "the clock is paused" and get no projects until the clock runs.
+// told "Judging is paused" and get no projects until the clock runs.
 function renderPauseBanner(t) {
   const b = $('#pause-banner');
   b.hidden = A.clock.running;
@@ -304,7 +305,8 @@ function onMessage(type, d) {
 
 /**
  * DataTable renders rows with sortable columns, a search box, multi-select and bulk
- * actions. columns: {key, label, value(row), render(row)?, num?}.
+ * actions. columns: {key, label, value(row), render(row)?, num?, cls? (cell class),
+ * hidden()? (true leaves the column out)}.
  */
 class DataTable {
   constructor(root, { name, columns, search, actions, bulk, rowClass, extraSig }) {
@@ -802,6 +804,7 @@ async function loadOptions() {
   judgeTable.render();
   projectTable.render();
   renderCoverage();
+  renderAverages(); // judge_tracks decides who is a general judge
 }
 
 function fillOptions(o) {

@@ -53,7 +53,7 @@ function renderRanking(res) {
   }
   $('#results-ptop-h').textContent = `P(top ${n})`;
   $('#results-ptop-dt').textContent = `P(top ${n})`;
-  $('#results-ptop-dd').textContent = `The chance that the project belongs in the top ${n} (the focus size in Settings), not the chance of winning: `
+  $('#results-ptop-dd').textContent = `The chance that the project belongs in the top ${n} (the top that judging focuses on), not the chance of winning: `
     + `${n} places are shared out, so the column adds up to ${n * 100} %, not 100 %.`;
   $('#results-table tbody').replaceChildren(...ps.map((p) => rankingRow(p, lo, hi, n)));
   const settled = $('#results-settled');
