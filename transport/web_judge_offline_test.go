@@ -342,6 +342,22 @@ func TestWebJudgeOffline(t *testing.T) {
 		waitJS(t, ctx, "refusal dismissed", `document.querySelector('#refused').hidden`)
 	})
 
+	t.Run("SessionEnded", func(t *testing.T) {
+		ts, jid, code := floorServer(t)
+		ctx := b.tab(t)
+		openJudgeApp(t, ctx, ts, code)
+		ts.login(code) // a login elsewhere replaces the phone's session
+		name := judgeVisit(t, ctx, false)
+		waitJS(t, ctx, "asked to log in again", `!document.querySelector('#view-login').hidden && document.querySelector('#login-error').textContent.startsWith('Your session ended')`)
+		b.shot(t, ctx, "judge-session-ended")
+		evalJS[any](t, ctx, `document.querySelector('#login-code').value = ''`)
+		run(t, ctx, "log in again", chromedp.SendKeys(chromedp.CSS("#login-code"), code), chromedp.KeyEvent(kb.Enter))
+		waitJS(t, ctx, "sent after the login", `!document.querySelector('#view-app').hidden && document.querySelector('#sync').textContent === '✓ All saved'`)
+		if st := readFloorState(ts, jid); st.JudgeSeen != 1 || !slices.Equal(st.Seen, []string{name}) {
+			t.Errorf("after logging in again: %+v, want %s seen once", st, name)
+		}
+	})
+
 	t.Run("Undo", func(t *testing.T) {
 		ts, jid, code := floorServer(t)
 		ctx := b.tab(t)

@@ -40,7 +40,7 @@ async function fetchProject(id) {
     return p;
   } catch (e) {
     const p = cachedProject(id);
-    if (p && e.status === 0) return p;
+    if (p && (e.status === 0 || e.status === 401)) return p; // no network, or a login to come
     throw e;
   }
 }
@@ -145,7 +145,7 @@ function offlineNext() {
     return;
   }
   save('visit', { id, local: true });
-  showProject(id);
+  showProject(id).catch((e) => showStatus('error', e.message));
 }
 
 /**
