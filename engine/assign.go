@@ -195,6 +195,9 @@ func (s *State) newPicker(j *Judge, c *Ctx) picker {
 			x.mark[k] = p.ep
 		}
 	}
+	for _, k := range x.peekOut {
+		x.mark[k] = p.ep
+	}
 	if p.track != "" {
 		p.views = o.trackViews(p.track)
 	}
@@ -302,7 +305,11 @@ func (p *picker) oneGroup(list []int32) (inGroup []int32, anyPrio bool, best cho
 	x, j, c := p.x, p.j, p.c
 	n := p.o.NumGroups
 	g := ((j.Group % n) + n) % n
-	for t := 0; t < n && !found; t++ {
+	tries := n
+	if x.peek {
+		tries = 1 // upcoming projects come from the judge's own group
+	}
+	for t := 0; t < tries && !found; t++ {
 		grp := int32((g + t) % n)
 		keep := list[:0:0]
 		for _, k := range list {

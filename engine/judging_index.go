@@ -47,7 +47,11 @@ type judgingData struct {
 	mark      []uint32 // per slot: == epoch when excluded for the current judge
 	// pickSeen is the seen bitset (seenSlots.bits) of the judge being assigned, during
 	// pickNext: a slot whose bit is set is excluded as if marked (see excluded).
-	pickSeen   []uint64
+	pickSeen []uint64
+	// peek is set while upcomingFor runs the assignment again: peekOut are slots out of
+	// reach (the current project and those listed), and no judge changes group.
+	peek       bool
+	peekOut    []int32
 	sumMark    []uint32  // per slot: == epoch when sum holds a value
 	sum        []int32   // per slot: pair-comparison sum for the current judge
 	acc        []int32   // per project number: pairSums' scratch for dense rows

@@ -83,6 +83,9 @@ func (cmd *JudgeUndo) apply(s *State, c *Ctx) (any, error) {
 	if !p.Active {
 		return nil, conflictf("project %s was hidden meanwhile", p.Name)
 	}
+	if s.hasConflict(j.ID, p.ID) {
+		return nil, conflictf("you have a conflict of interest with project %s", p.Name)
+	}
 	sp := j.SeenProjects[i]
 	// Fresh arrays: captures may share the old ones (copyOnWrite).
 	j.SeenProjects = append(append(make([]SeenProject, 0, len(j.SeenProjects)), j.SeenProjects[:i]...), j.SeenProjects[i+1:]...)

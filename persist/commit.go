@@ -177,7 +177,8 @@ func (n *Node) commitGroup(group []*request) {
 		if err != nil {
 			r.err = err
 			var ee *engine.Error
-			if !errors.As(err, &ee) {
+			var rp *engine.Replayed // a repeated keyed write: answered, not failed
+			if !errors.As(err, &ee) && !errors.As(err, &rp) {
 				n.log.Error().Err(err).Str("command", r.env.Cmd.Kind()).Msg("command failed")
 			}
 			continue

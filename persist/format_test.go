@@ -36,7 +36,15 @@ func TestDataDirFromEarlierBuild(t *testing.T) {
 	var judges, projects int
 	n.Read(func(s *engine.State) {
 		judges, projects = len(s.Judges), len(s.Projects)
-		if err := s.EncodeTo(h); err != nil {
+		// What later builds derive from the same records is left out: the undo points
+		// of the last minute's finishes (docs/behaviour.md#on-the-floor); the fixture
+		// has no conflicts and no idempotency keys, which only new requests make.
+		if len(s.Conflicts) != 0 || len(s.Keys) != 0 {
+			t.Fatalf("fixture opened with %d conflicts, %d keys", len(s.Conflicts), len(s.Keys))
+		}
+		c := *s
+		c.Undo = nil
+		if err := c.EncodeTo(h); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -10,6 +10,7 @@
 //	loadtest -url http://127.0.0.1:8081,http://127.0.0.1:8082,http://127.0.0.1:8083 -admin-password secret -judges 90
 //	loadtest -server ./podium -cluster 3 -kill-leader-after 10s -judges 90 -duration 30s
 //	loadtest -server ./podium -ratio    (heartbeat vs judge actions, hub vs gorilla baseline)
+//	loadtest -server ./podium -flush 5 -judges 500 -projects 1000    (500 phones back online at once)
 package main
 
 import (
@@ -94,6 +95,7 @@ func (o *options) defineLoadFlags() {
 	flag.StringVar(&cfg.ServerLog, "server-log", "", "file for a -server's output (default: a new temp file, kept)")
 	flag.Var(&o.env, "server-env", "extra KEY=VALUE for a -server (repeatable)")
 	flag.IntVar(&cfg.CrashCycles, "crash", 0, "crash mode: SIGKILL the -server this many times under load and verify acknowledged writes")
+	flag.IntVar(&cfg.Flush, "flush", 0, "flush mode: every judge gets a project, then all come back online at once, each sending this many queued keyed actions (finishes naming the project, a ranking, notes; some sent twice) (docs/behaviour.md#on-the-floor)")
 	flag.DurationVar(&cfg.CrashMin, "crash-min", 2*time.Second, "earliest kill after the load starts")
 	flag.DurationVar(&cfg.CrashMax, "crash-max", 6*time.Second, "latest kill after the load starts")
 	flag.IntVar(&cfg.Creators, "creators", 1, "crash mode: admin clients creating projects/judges during each cycle")

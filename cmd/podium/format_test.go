@@ -2,8 +2,10 @@ package main
 
 import (
 	"archive/tar"
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -25,7 +27,10 @@ import (
 // FSM snapshots in Badger). The golden files hold what that build served after opening a
 // copy of them (testdata/format-v1/*.golden.json): the SHA-256 of every listed response
 // and, for the cluster, the state digest of GET /api/admin/cluster. A later build must
-// open them to the same state. (persist's TestDataDirFromEarlierBuild checks the single
+// open them to the same state. (The cluster's state digest was recorded again by the
+// build that keeps undo points, docs/behaviour.md#on-the-floor: replaying the fixture's
+// last minute of finishes now also keeps theirs; every response is still the earlier
+// build's.) (persist's TestDataDirFromEarlierBuild checks the single
 // node's state digest in-process.)
 //
 // To record the golden files again with another binary (only when the formats change on
@@ -49,6 +54,31 @@ var formatEndpoints = []string{
 	"/api/admin/export/judges", "/api/admin/export/projects", "/api/admin/export/rankings",
 	"/api/admin/export/challenges",
 	"/api/admin/content/schedule", "/api/admin/content/sponsors", "/api/admin/content/faq",
+}
+
+// formatAddedColumns are the export columns added since the golden files were recorded
+// (last columns, dropped before hashing): the judges export's Conflicts
+// (docs/behaviour.md#on-the-floor).
+var formatAddedColumns = map[string]int{"/api/admin/export/judges": 1}
+
+// withoutAddedColumns returns the CSV body b without its last n columns.
+func withoutAddedColumns(t *testing.T, b []byte, n int) []byte {
+	t.Helper()
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w := csv.NewWriter(&out)
+	w.UseCRLF = bytes.Contains(b, []byte("\r\n"))
+	for _, r := range rows {
+		if len(r) < n {
+			t.Fatalf("a row of %d columns: %q", len(r), r)
+		}
+		_ = w.Write(r[:len(r)-n])
+	}
+	w.Flush()
+	return out.Bytes()
 }
 
 // formatGolden is one fixture's recorded view.
@@ -93,6 +123,9 @@ func TestDataDirFromEarlierBuild(t *testing.T) {
 			}
 			for _, path := range endpoints {
 				b := p.must("GET", path, nil, "")
+				if n := formatAddedColumns[path]; n > 0 && bin == "" {
+					b = withoutAddedColumns(t, b, n)
+				}
 				sum := sha256.Sum256(b)
 				got.Responses[path] = hex.EncodeToString(sum[:])
 				bodies[path] = b

@@ -116,6 +116,23 @@ func AsJudge(token string) Auth { return Auth{Token: token} }
 // raw body for a *[]byte). ctx only decides whether a failure is recorded: requests
 // themselves are bounded by the client's timeout.
 func (c *Client) Do(ctx context.Context, method, path, route string, a Auth, body, out any) error {
+	_, err := c.do(ctx, method, path, route, a, body, out)
+	return err
+}
+
+// DoKeyed is Do for a judge's write with an Idempotency-Key (key); replayed reports
+// whether the server answered it from the kept answer (Idempotent-Replayed: true).
+func (c *Client) DoKeyed(ctx context.Context, method, path, route string, a Auth, key string, body, out any) (replayed bool, err error) {
+	h := make(map[string]string, len(a.Header)+1)
+	for k, v := range a.Header {
+		h[k] = v
+	}
+	h["Idempotency-Key"] = key
+	a.Header = h
+	return c.do(ctx, method, path, route, a, body, out)
+}
+
+func (c *Client) do(ctx context.Context, method, path, route string, a Auth, body, out any) (replayed bool, err error) {
 	req := fasthttp.AcquireRequest()
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
@@ -130,7 +147,7 @@ func (c *Client) Do(ctx context.Context, method, path, route string, a Auth, bod
 	default:
 		enc, err := json.Marshal(b)
 		if err != nil {
-			return err
+			return false, err
 		}
 		req.SetBody(enc)
 		req.Header.SetContentType("application/json")
@@ -148,21 +165,22 @@ func (c *Client) Do(ctx context.Context, method, path, route string, a Auth, bod
 		req.Header.Set(k, v)
 	}
 	start := time.Now()
-	err := c.http.DoTimeout(req, resp, c.timeout)
+	err = c.http.DoTimeout(req, resp, c.timeout)
 	d := time.Since(start)
 	if err != nil {
 		if ctx.Err() == nil && c.stats != nil {
 			c.stats.Record(method+" "+route, 0, d)
 		}
-		return fmt.Errorf("%s %s: %w", method, path, err)
+		return false, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	code := resp.StatusCode()
+	replayed = string(resp.Header.Peek("Idempotent-Replayed")) == "true"
 	if c.stats != nil {
 		c.stats.Record(method+" "+route, code, d)
 	}
 	data := resp.Body()
 	if code < 200 || code > 299 {
-		return &StatusError{Method: method, Path: path, Code: code, Body: truncate(string(data), 300), RetryAfter: string(resp.Header.Peek("Retry-After"))}
+		return replayed, &StatusError{Method: method, Path: path, Code: code, Body: truncate(string(data), 300), RetryAfter: string(resp.Header.Peek("Retry-After"))}
 	}
 	if out != nil {
 		switch o := out.(type) {
@@ -170,11 +188,11 @@ func (c *Client) Do(ctx context.Context, method, path, route string, a Auth, bod
 			*o = append([]byte(nil), data...)
 		default:
 			if err := json.Unmarshal(data, out); err != nil {
-				return fmt.Errorf("%s %s: decode %q: %w", method, path, truncate(string(data), 200), err)
+				return replayed, fmt.Errorf("%s %s: decode %q: %w", method, path, truncate(string(data), 200), err)
 			}
 		}
 	}
-	return nil
+	return replayed, nil
 }
 
 func truncate(s string, n int) string {

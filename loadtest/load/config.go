@@ -45,6 +45,10 @@ type Config struct {
 	CrashMax    time.Duration // latest kill (default 6 s)
 	Creators    int           // admin goroutines creating projects/judges during crash cycles (default 1)
 
+	// Flush mode (flush.go): >0 has every judge come back online at once with this many
+	// queued keyed actions instead of the measured phase.
+	Flush int
+
 	// Cluster mode and failure injection (cluster.go).
 	ClusterNodes int           // with ServerBin: start this many nodes as one cluster (docs/behaviour.md#cluster)
 	KillAfter    time.Duration // SIGKILL a target this long into the measured phase (0: never)

@@ -15,7 +15,7 @@ import (
 
 // Report is everything a run measured. Latencies are in milliseconds, memory in bytes.
 type Report struct {
-	Mode       string          `json:"mode"` // "load" or "crash"
+	Mode       string          `json:"mode"` // "load", "crash" or "flush"
 	Server     string          `json:"server"`
 	Managed    bool            `json:"managed_server"` // the tool started the server binary
 	Started    time.Time       `json:"started"`
@@ -32,6 +32,7 @@ type Report struct {
 	Metrics    ServerMetrics   `json:"server_metrics"`
 	Invariants InvariantReport `json:"invariants"`
 	Crash      *CrashReport    `json:"crash,omitempty"`
+	Flush      *FlushReport    `json:"flush,omitempty"`
 	Nodes      []NodeReport    `json:"nodes,omitempty"` // judge traffic per URL (several URLs only)
 	Kill       *KillReport     `json:"kill,omitempty"`  // the failure the tool injected
 	Gap        GapReport       `json:"write_gap"`
@@ -122,6 +123,17 @@ func (rep *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "scenario: %d projects, %d judges, %d watchers, %d readers, %.0fs, think %.0f ms, skip %.2f, rank %.2f, clock toggle every %.1fs, seed %d, fd limit %d\n",
 		s.Projects, s.Judges, s.Watchers, s.Readers, s.DurationS, s.ThinkMs, s.SkipProb, s.RankProb, s.ClockEvery, s.Seed, s.FDLimit)
 	fmt.Fprintf(w, "setup: %.1fs (projects via %s, judges via %s)\n", rep.Setup.Seconds, rep.Setup.ProjectsVia, rep.Setup.JudgesVia)
+	if f := rep.Flush; f != nil {
+		l := f.Latency
+		fmt.Fprintf(w, "\nflush: %d judges back online at once, %d queued actions sent in %.2fs, %d sent twice (%d answered from the kept answer), %d errors, %d mismatches\n",
+			f.Judges, f.Actions, f.ElapsedSec, f.Resent, f.Replayed, f.Errors, f.Mismatches)
+		fmt.Fprintf(w, "flush latency (%d requests): p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms\n", l.Count, l.P50, l.P95, l.P99, l.Max)
+		rep.printChecks(w)
+		for _, n := range rep.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+		return
+	}
 	rep.printRequests(w)
 	rep.printServer(w)
 	rep.printChecks(w)

@@ -114,6 +114,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := r.setup(ctx, "lt-"+client.RunID(), cfg.Projects, cfg.Judges); err != nil {
 		return rep, err
 	}
+	if cfg.Flush > 0 {
+		rep.Mode = "flush"
+		return rep, r.flushPhase(ctx)
+	}
 	if err := r.loadPhase(ctx); err != nil {
 		return rep, err
 	}
