@@ -22,13 +22,20 @@ function cachedProject(id) {
   return load('projects', {})[id] || null;
 }
 
-// keepProjects stores project views, dropping those no longer current or upcoming.
+// keepProjects stores project views, dropping those (and their countdowns) no longer
+// current or upcoming.
 function keepProjects(views, keep) {
   const all = load('projects', {});
   for (const p of views) all[p.id] = p;
   const out = {};
-  for (const id of keep) if (all[id]) out[id] = all[id];
+  const starts = load('starts', {});
+  const kept = {};
+  for (const id of keep) {
+    if (all[id]) out[id] = all[id];
+    if (starts[id]) kept[id] = starts[id];
+  }
   save('projects', out);
+  save('starts', kept);
 }
 
 async function fetchProject(id) {
