@@ -10,9 +10,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -355,6 +357,38 @@ func TestWebJudgeOffline(t *testing.T) {
 		waitJS(t, ctx, "sent after the login", `!document.querySelector('#view-app').hidden && document.querySelector('#sync').textContent === '✓ All saved'`)
 		if st := readAppState(ts, jid); st.JudgeSeen != 1 || !slices.Equal(st.Seen, []string{name}) {
 			t.Errorf("after logging in again: %+v, want %s seen once", st, name)
+		}
+	})
+
+	t.Run("LostAnswer", func(t *testing.T) {
+		ts, jid, code := floorServer(t)
+		ctx := b.tab(t)
+		openJudgeApp(t, ctx, ts, code)
+		// The server applies the first finish but its answer is lost on the way back
+		// (the Wi-Fi drops): the phone sends it again with the same key, and the server
+		// answers from its record instead of counting the visit twice.
+		paused := chromedp.Events(ctx, fetch.RequestPaused)
+		if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/api/judge/finish", RequestStage: fetch.RequestStageResponse}}}); err != nil {
+			t.Fatal(err)
+		}
+		var answers atomic.Int32
+		go func() {
+			for ev, err := range paused {
+				if err != nil {
+					return
+				}
+				if answers.Add(1) == 1 {
+					_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonConnectionReset})
+				} else {
+					_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+				}
+			}
+		}()
+		name := judgeVisit(t, ctx, false)
+		waitJS(t, ctx, "sent", `document.querySelector('#sync').textContent === '✓ All saved'`)
+		st := readAppState(ts, jid)
+		if n := answers.Load(); n < 2 || st.JudgeSeen != 1 || st.Views[name] != 1 || !slices.Equal(st.Seen, []string{name}) {
+			t.Errorf("after a lost answer and %d sends: %+v, want %s seen once", n, st, name)
 		}
 	})
 
