@@ -246,7 +246,8 @@ func openJudgeApp(t *testing.T, ctx context.Context, ts *testServer, code string
 		chromedp.SendKeys(chromedp.CSS("#login-code"), spaced(code)), chromedp.KeyEvent(kb.Enter))
 	waitJS(t, ctx, "first project", `!document.querySelector('#view-project').hidden && document.querySelector('#project-name').textContent !== ''`)
 	waitJS(t, ctx, "service worker in control", `!!navigator.serviceWorker.controller`)
-	waitJS(t, ctx, "upcoming kept", `(() => { const k = Object.keys(localStorage).find(k => k.endsWith('.upcoming')); return k && JSON.parse(localStorage.getItem(k)).length === 2; })()`)
+	waitJS(t, ctx, "upcoming kept", `(() => { const k = Object.keys(localStorage).find(k => k.endsWith('.upcoming')); const p = Object.keys(localStorage).find(k => k.endsWith('.projects'));
+		return k && p && JSON.parse(localStorage.getItem(k)).every(id => JSON.parse(localStorage.getItem(p))[id]) && JSON.parse(localStorage.getItem(k)).length === 2; })()`)
 	waitJS(t, ctx, "event name and count in the header", `document.querySelector('#event-name').textContent === 'Hack the Hall' && document.querySelector('#seen-count').textContent === '0 seen'`)
 }
 

@@ -90,7 +90,11 @@ export async function nextProject() {
   try {
     const v = load('visit', null);
     if (v) {
-      await showProject(v.id);
+      await showProject(v.id).catch((e) => {
+        if (e.status !== 404) throw e;
+        save('visit', undefined); // deleted meanwhile: Check again asks for the next one
+        throw new Error('This project was removed by the organisers.');
+      });
       return;
     }
     await S.outbox.settle();
@@ -119,8 +123,19 @@ export async function nextProject() {
 async function takeNext(res) {
   const upcoming = Array.isArray(res.upcoming) ? res.upcoming : [];
   save('upcoming', upcoming);
-  const views = await Promise.all(upcoming.map((id) => api('GET', `/api/project/${id}`).catch(() => null)));
-  keepProjects(views.filter(Boolean), [res.project_id, ...upcoming].filter(Boolean));
+  // Kept for walking on offline; fetched while the current project shows (a later
+  // answer's fetch wins over an earlier one still under way).
+  const gen = ++prefetchGen;
+  Promise.all(upcoming.map((id) => api('GET', `/api/project/${id}`).catch(() => null))).then((views) => {
+    if (gen === prefetchGen) keepProjects(views.filter(Boolean), [res.project_id, ...upcoming].filter(Boolean));
+  });
+  await showNext(res);
+}
+
+let prefetchGen = 0;
+
+// showNext shows the project next named (or why there is none).
+async function showNext(res) {
   if (!res.project_id) {
     showStatus(res.reason || 'done');
     return;
