@@ -197,6 +197,7 @@ func (s *Server) routes() {
 			AllowOrigins:     strings.Join(s.cfg.CORSOrigins, ","),
 			AllowCredentials: true,
 			AllowHeaders:     "Origin, Content-Type, Accept, Authorization, X-API-Key, Idempotency-Key",
+			ExposeHeaders:    "Idempotent-Replayed",
 		}))
 	}
 	app.Use(s.bodyGuard)
