@@ -10,9 +10,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -177,9 +179,9 @@ func judgeVisit(t *testing.T, ctx context.Context, reloadMidway bool) string {
 	return name
 }
 
-// floorState is the judge's judging as names (ids differ between servers): what it saw
+// appState is the judge's judging as names (ids differ between servers): what it saw
 // with notes and stars, its ranking, and the views each project got.
-type floorState struct {
+type appState struct {
 	Seen      []string
 	Notes     map[string]string
 	Stars     map[string]bool
@@ -189,9 +191,9 @@ type floorState struct {
 	Flags     int
 }
 
-func readFloorState(ts *testServer, jid string) floorState {
+func readAppState(ts *testServer, jid string) appState {
 	names := map[string]string{}
-	st := floorState{Notes: map[string]string{}, Stars: map[string]bool{}, Views: map[string]int{}}
+	st := appState{Notes: map[string]string{}, Stars: map[string]bool{}, Views: map[string]int{}}
 	for _, p := range ts.projectList() {
 		names[p.ID] = p.Name
 	}
@@ -244,7 +246,8 @@ func openJudgeApp(t *testing.T, ctx context.Context, ts *testServer, code string
 		chromedp.SendKeys(chromedp.CSS("#login-code"), spaced(code)), chromedp.KeyEvent(kb.Enter))
 	waitJS(t, ctx, "first project", `!document.querySelector('#view-project').hidden && document.querySelector('#project-name').textContent !== ''`)
 	waitJS(t, ctx, "service worker in control", `!!navigator.serviceWorker.controller`)
-	waitJS(t, ctx, "upcoming kept", `(() => { const k = Object.keys(localStorage).find(k => k.endsWith('.upcoming')); return k && JSON.parse(localStorage.getItem(k)).length === 2; })()`)
+	waitJS(t, ctx, "upcoming kept", `(() => { const k = Object.keys(localStorage).find(k => k.endsWith('.upcoming')); const p = Object.keys(localStorage).find(k => k.endsWith('.projects'));
+		return k && p && JSON.parse(localStorage.getItem(k)).every(id => JSON.parse(localStorage.getItem(p))[id]) && JSON.parse(localStorage.getItem(k)).length === 2; })()`)
 	waitJS(t, ctx, "event name and count in the header", `document.querySelector('#event-name').textContent === 'Hack the Hall' && document.querySelector('#seen-count').textContent === '0 seen'`)
 }
 
@@ -252,7 +255,7 @@ func TestWebJudgeOffline(t *testing.T) {
 	b := startChromium(t)
 
 	// The reference: the same judge's decisions made online.
-	var online floorState
+	var online appState
 	t.Run("Online", func(t *testing.T) {
 		ts, jid, code := floorServer(t)
 		ctx := b.tab(t)
@@ -262,8 +265,8 @@ func TestWebJudgeOffline(t *testing.T) {
 		}
 		waitJS(t, ctx, "all done", `!document.querySelector('#view-status').hidden && document.querySelector('#status-title').textContent === 'All done!'`)
 		waitJS(t, ctx, "all saved", `document.querySelector('#sync').textContent === '✓ All saved'`)
-		online = readFloorState(ts, jid)
-		want := floorState{
+		online = readAppState(ts, jid)
+		want := appState{
 			Seen:    []string{"Aurora", "Beacon", "Comet"},
 			Notes:   map[string]string{"Aurora": "notes on Aurora", "Beacon": "notes on Beacon", "Comet": "notes on Comet"},
 			Stars:   map[string]bool{"Aurora": true, "Beacon": true, "Comet": false},
@@ -298,7 +301,7 @@ func TestWebJudgeOffline(t *testing.T) {
 		n := evalJS[string](t, ctx, `document.querySelector('#sync').textContent`)
 		b.shot(t, ctx, "judge-offline-waiting")
 		b.shotAt(t, ctx, "judge-offline-waiting", 1400, 900)
-		if st := readFloorState(ts, jid); st.JudgeSeen != 0 {
+		if st := readAppState(ts, jid); st.JudgeSeen != 0 {
 			t.Fatalf("the server saw %d visits while the phone was offline", st.JudgeSeen)
 		}
 		// Closing the tab and opening the app again, still offline: the queue is intact.
@@ -309,7 +312,7 @@ func TestWebJudgeOffline(t *testing.T) {
 		waitJS(t, ctx, "all saved", `document.querySelector('#sync').textContent === '✓ All saved'`)
 		waitJS(t, ctx, "all done", `!document.querySelector('#view-status').hidden && document.querySelector('#status-title').textContent === 'All done!'`)
 		b.shotAt(t, ctx, "judge-back-online", 1400, 900)
-		if got := readFloorState(ts, jid); !reflect.DeepEqual(got, online) {
+		if got := readAppState(ts, jid); !reflect.DeepEqual(got, online) {
 			t.Errorf("after the network came back the server holds\n%+v; the same actions online gave\n%+v", got, online)
 		}
 	})
@@ -334,12 +337,60 @@ func TestWebJudgeOffline(t *testing.T) {
 		waitJS(t, ctx, "all sent", `document.querySelector('#sync').textContent === '✓ All saved'`)
 		waitJS(t, ctx, "refusal shown", fmt.Sprintf(`(() => { const r = document.querySelector('#refused'); return !r.hidden && r.textContent.includes(%s) && r.textContent.includes(%s); })()`, jsq("“"+second+"”"), jsq("notes on "+second)))
 		b.shot(t, ctx, "judge-refused")
-		st := readFloorState(ts, jid)
+		st := readAppState(ts, jid)
 		if st.JudgeSeen != 1 || !slices.Equal(st.Seen, []string{first}) || !slices.Equal(st.Ranking, []string{first}) {
 			t.Errorf("after the refused visit: %+v, want only %s seen and ranked", st, first)
 		}
 		run(t, ctx, "dismiss", chromedp.Click(chromedp.CSS("#refused button")))
 		waitJS(t, ctx, "refusal dismissed", `document.querySelector('#refused').hidden`)
+	})
+
+	t.Run("SessionEnded", func(t *testing.T) {
+		ts, jid, code := floorServer(t)
+		ctx := b.tab(t)
+		openJudgeApp(t, ctx, ts, code)
+		ts.login(code) // a login elsewhere replaces the phone's session
+		name := judgeVisit(t, ctx, false)
+		waitJS(t, ctx, "asked to log in again", `!document.querySelector('#view-login').hidden && document.querySelector('#login-error').textContent.startsWith('Your session ended')`)
+		b.shot(t, ctx, "judge-session-ended")
+		evalJS[any](t, ctx, `document.querySelector('#login-code').value = ''`)
+		run(t, ctx, "log in again", chromedp.SendKeys(chromedp.CSS("#login-code"), code), chromedp.KeyEvent(kb.Enter))
+		waitJS(t, ctx, "sent after the login", `!document.querySelector('#view-app').hidden && document.querySelector('#sync').textContent === '✓ All saved'`)
+		if st := readAppState(ts, jid); st.JudgeSeen != 1 || !slices.Equal(st.Seen, []string{name}) {
+			t.Errorf("after logging in again: %+v, want %s seen once", st, name)
+		}
+	})
+
+	t.Run("LostAnswer", func(t *testing.T) {
+		ts, jid, code := floorServer(t)
+		ctx := b.tab(t)
+		openJudgeApp(t, ctx, ts, code)
+		// The server applies the first finish but its answer is lost on the way back
+		// (the Wi-Fi drops): the phone sends it again with the same key, and the server
+		// answers from its record instead of counting the visit twice.
+		paused := chromedp.Events(ctx, fetch.RequestPaused)
+		if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/api/judge/finish", RequestStage: fetch.RequestStageResponse}}}); err != nil {
+			t.Fatal(err)
+		}
+		var answers atomic.Int32
+		go func() {
+			for ev, err := range paused {
+				if err != nil {
+					return
+				}
+				if answers.Add(1) == 1 {
+					_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonConnectionReset})
+				} else {
+					_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+				}
+			}
+		}()
+		name := judgeVisit(t, ctx, false)
+		waitJS(t, ctx, "sent", `document.querySelector('#sync').textContent === '✓ All saved'`)
+		st := readAppState(ts, jid)
+		if n := answers.Load(); n < 2 || st.JudgeSeen != 1 || st.Views[name] != 1 || !slices.Equal(st.Seen, []string{name}) {
+			t.Errorf("after a lost answer and %d sends: %+v, want %s seen once", n, st, name)
+		}
 	})
 
 	t.Run("Undo", func(t *testing.T) {
@@ -351,13 +402,13 @@ func TestWebJudgeOffline(t *testing.T) {
 		waitJS(t, ctx, "undo offered", `!document.querySelector('#undo-bar').hidden`)
 		waitJS(t, ctx, "saved", `document.querySelector('#sync').textContent === '✓ All saved'`)
 		b.shot(t, ctx, "judge-undo-offered")
-		if st := readFloorState(ts, jid); st.JudgeSeen != 1 {
+		if st := readAppState(ts, jid); st.JudgeSeen != 1 {
 			t.Fatalf("before undo the judge has %d visits", st.JudgeSeen)
 		}
 		run(t, ctx, "undo", chromedp.Click(chromedp.CSS("#undo")))
 		waitJS(t, ctx, "back at the project with its notes", fmt.Sprintf(`document.querySelector('#project-name').textContent === %s && !document.querySelector('#finish-form').hidden && document.querySelector('#finish-notes').value === %s`, jsq(name), jsq("notes on "+name)))
 		waitJS(t, ctx, "undo sent", `document.querySelector('#sync').textContent === '✓ All saved'`)
-		st := readFloorState(ts, jid)
+		st := readAppState(ts, jid)
 		j := judgeState(ts, jid)
 		if st.JudgeSeen != 0 || len(st.Ranking) != 0 || st.Views[name] != 0 || j["current"] == nil {
 			t.Errorf("after undo: %+v, current %v", st, j["current"])
@@ -365,7 +416,7 @@ func TestWebJudgeOffline(t *testing.T) {
 		// Submitting again counts it once.
 		run(t, ctx, "submit again", chromedp.Click(chromedp.CSS("#finish-submit")))
 		waitJS(t, ctx, "saved again", fmt.Sprintf(`document.querySelector('#project-name').textContent !== %s && document.querySelector('#sync').textContent === '✓ All saved'`, jsq(name)))
-		if st := readFloorState(ts, jid); st.JudgeSeen != 1 || st.Views[name] != 1 || len(st.Ranking) != 1 {
+		if st := readAppState(ts, jid); st.JudgeSeen != 1 || st.Views[name] != 1 || len(st.Ranking) != 1 {
 			t.Errorf("after submitting again: %+v", st)
 		}
 	})

@@ -163,7 +163,7 @@ func TestSIGKILLJudgeAppKeepsQueue(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#login-code"), code[:4]+" "+code[4:]), chromedp.KeyEvent(kb.Enter))
 	appRun(t, ctx, "welcome", chromedp.WaitVisible(chromedp.CSS("#welcome-ok")), chromedp.Click(chromedp.CSS("#welcome-ok")))
 	appWait(t, ctx, "first project", `!document.querySelector('#view-project').hidden && document.querySelector('#project-name').textContent !== ''`)
-	appWait(t, ctx, "service worker and upcoming", `!!navigator.serviceWorker.controller && Object.keys(localStorage).some(k => k.endsWith('.upcoming') && JSON.parse(localStorage.getItem(k)).length === 2)`)
+	appWait(t, ctx, "service worker and upcoming", `!!navigator.serviceWorker.controller && Object.keys(localStorage).some(k => k.endsWith('.upcoming') && JSON.parse(localStorage.getItem(k)).length === 2) && Object.keys(JSON.parse(localStorage.getItem(Object.keys(localStorage).find(k => k.endsWith('.projects'))) || '{}')).length === 3`)
 	appWait(t, ctx, "welcome saved", `document.querySelector('#sync').textContent === '✓ All saved'`)
 	first := appEval[string](t, ctx, `document.querySelector('#project-name').textContent`)
 	starts := `JSON.stringify(JSON.parse(localStorage.getItem(Object.keys(localStorage).find(k => k.endsWith('.starts')))))`

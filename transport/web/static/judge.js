@@ -163,21 +163,12 @@ async function startApp() {
   $('#logout').hidden = false;
   $('#who').textContent = S.judge.name;
   $('#welcome-name').textContent = S.judge.name;
-  S.outbox = new Outbox({ changed: syncStatus, done: onDone, refused: onRefused, drained: resync });
-  window.addEventListener('storage', (ev) => {
-    if (ev.key === storageName('queue')) { syncStatus(S.outbox.items().length, S.outbox.state); renderJudged(); }
-  });
-  window.addEventListener('online', updateOffline);
-  window.addEventListener('offline', updateOffline);
+  if (!S.outbox) listen(); // once per page: a second login (session ended) reuses them
+  else if (S.socket.ws) S.socket.ws.close(); // it reconnects with the new session
   syncStatus(S.outbox.items().length, 'idle');
   renderRefused();
   await loadEnv();
   renderJudged();
-  S.socket = new LiveSocket(onMessage, (up) => {
-    S.socketUp = up;
-    updateOffline();
-    if (up) S.outbox.kick(true);
-  });
   updateOffline();
   loadJudged();
   S.outbox.kick(true);
@@ -196,6 +187,21 @@ $('#welcome-ok').addEventListener('click', async () => {
   saveMe(S.judge);
   await nextProject();
 });
+
+// listen sets up the outbox and the live connection.
+function listen() {
+  S.outbox = new Outbox({ changed: syncStatus, done: onDone, refused: onRefused, drained: resync });
+  window.addEventListener('storage', (ev) => {
+    if (ev.key === storageName('queue')) { syncStatus(S.outbox.items().length, S.outbox.state); renderJudged(); }
+  });
+  window.addEventListener('online', updateOffline);
+  window.addEventListener('offline', updateOffline);
+  S.socket = new LiveSocket(onMessage, (up) => {
+    S.socketUp = up;
+    updateOffline();
+    if (up) S.outbox.kick(true);
+  });
+}
 
 // ---------- where things stand ----------
 
@@ -219,9 +225,15 @@ function syncStatus(n, state) {
   if (state === 'auth') showLoginAgain();
 }
 
+// showLoginAgain asks for the code again when the session ended (a login on another
+// device replaces it); the waiting actions stay and go out after the login.
 function showLoginAgain() {
   if (!$('#view-login').hidden) return;
-  toast('Your session ended. Log in again: your waiting actions are kept and sent after.', true);
+  showOnly('#view-login');
+  const el = $('#login-error');
+  el.textContent = 'Your session ended (did you log in on another device?). Log in again: your waiting actions are kept and sent after.';
+  el.hidden = false;
+  $('#login-code').focus();
 }
 
 function onDone(a) {

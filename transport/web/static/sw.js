@@ -38,12 +38,14 @@ self.addEventListener('activate', (ev) => {
   })());
 });
 
+const judgePage = (path) => path === '/' || path === '/join';
+
 // shellKey names the cached file that answers a request, or null to leave it alone.
 function shellKey(req) {
   if (req.method !== 'GET') return null;
   const url = new URL(req.url);
   if (url.origin !== self.location.origin) return null;
-  if (req.mode === 'navigate') return url.pathname === '/' || url.pathname === '/join' ? '/' : null;
+  if (req.mode === 'navigate') return judgePage(url.pathname) ? '/' : null;
   return SHELL.includes(url.pathname) && !url.search ? url.pathname : null;
 }
 
@@ -51,6 +53,13 @@ self.addEventListener('fetch', (ev) => {
   const key = shellKey(ev.request);
   if (!key) return;
   ev.respondWith((async () => {
+    if (ev.request.mode !== 'navigate') {
+      // The dashboard and the expo share files with the judge app but come from the
+      // network: only the judge page is served from this build's cache, so a page and
+      // its files are always of one build.
+      const client = ev.clientId ? await self.clients.get(ev.clientId) : null;
+      if (!client || !judgePage(new URL(client.url).pathname)) return fetch(ev.request);
+    }
     const hit = await caches.match(key, { cacheName: CACHE });
     return hit || fetch(ev.request);
   })());

@@ -22,13 +22,20 @@ function cachedProject(id) {
   return load('projects', {})[id] || null;
 }
 
-// keepProjects stores project views, dropping those no longer current or upcoming.
+// keepProjects stores project views, dropping those (and their countdowns) no longer
+// current or upcoming.
 function keepProjects(views, keep) {
   const all = load('projects', {});
   for (const p of views) all[p.id] = p;
   const out = {};
-  for (const id of keep) if (all[id]) out[id] = all[id];
+  const starts = load('starts', {});
+  const kept = {};
+  for (const id of keep) {
+    if (all[id]) out[id] = all[id];
+    if (starts[id]) kept[id] = starts[id];
+  }
   save('projects', out);
+  save('starts', kept);
 }
 
 async function fetchProject(id) {
@@ -40,7 +47,7 @@ async function fetchProject(id) {
     return p;
   } catch (e) {
     const p = cachedProject(id);
-    if (p && e.status === 0) return p;
+    if (p && (e.status === 0 || e.status === 401)) return p; // no network, or a login to come
     throw e;
   }
 }
@@ -83,7 +90,11 @@ export async function nextProject() {
   try {
     const v = load('visit', null);
     if (v) {
-      await showProject(v.id);
+      await showProject(v.id).catch((e) => {
+        if (e.status !== 404) throw e;
+        save('visit', undefined); // deleted meanwhile: Check again asks for the next one
+        throw new Error('This project was removed by the organisers.');
+      });
       return;
     }
     await S.outbox.settle();
@@ -112,8 +123,19 @@ export async function nextProject() {
 async function takeNext(res) {
   const upcoming = Array.isArray(res.upcoming) ? res.upcoming : [];
   save('upcoming', upcoming);
-  const views = await Promise.all(upcoming.map((id) => api('GET', `/api/project/${id}`).catch(() => null)));
-  keepProjects(views.filter(Boolean), [res.project_id, ...upcoming].filter(Boolean));
+  // Kept for walking on offline; fetched while the current project shows (a later
+  // answer's fetch wins over an earlier one still under way).
+  const gen = ++prefetchGen;
+  Promise.all(upcoming.map((id) => api('GET', `/api/project/${id}`).catch(() => null))).then((views) => {
+    if (gen === prefetchGen) keepProjects(views.filter(Boolean), [res.project_id, ...upcoming].filter(Boolean));
+  });
+  await showNext(res);
+}
+
+let prefetchGen = 0;
+
+// showNext shows the project next named (or why there is none).
+async function showNext(res) {
   if (!res.project_id) {
     showStatus(res.reason || 'done');
     return;
@@ -145,7 +167,7 @@ function offlineNext() {
     return;
   }
   save('visit', { id, local: true });
-  showProject(id);
+  showProject(id).catch((e) => showStatus('error', e.message));
 }
 
 /**
