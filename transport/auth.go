@@ -131,7 +131,9 @@ func (s *Server) judgeLogin(c *fiber.Ctx) error {
 	if err := need("code", req.Code != nil); err != nil {
 		return err
 	}
-	code := strings.TrimSpace(*req.Code)
+	// Codes are digits only: spaces a judge typed to group them ("7970 5407") go
+	// (docs/behaviour.md#authentication).
+	code := strings.Join(strings.Fields(*req.Code), "")
 	key := ipKey(s.clientIP(c))
 	if reason, retry := s.logins.check(key); reason != "" {
 		s.obs.Throttled("judge_login")

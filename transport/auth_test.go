@@ -62,6 +62,12 @@ func TestJudgeLoginSessionAndLogout(t *testing.T) {
 	ts.must(401, "POST", "/api/judge/auth", nil, anon, nil)
 	ts.must(401, "POST", "/api/judge/auth", nil, asAdmin, nil)
 
+	// A code typed in groups, with spaces inside or around it, is the same code.
+	var spaced struct{ Token string }
+	ts.must(200, "POST", "/api/judge/login", map[string]string{"code": " " + code[:4] + " " + code[4:] + "\t"}, anon, &spaced)
+	ts.must(200, "POST", "/api/judge/auth", nil, asJudge(spaced.Token), nil)
+	ts.must(400, "POST", "/api/judge/login", map[string]string{"code": code[:4] + " 0" + code[4:]}, anon, nil)
+
 	// A new login replaces the previous token.
 	second := ts.login(code)
 	ts.must(401, "POST", "/api/judge/auth", nil, asJudge(body.Token), nil)
