@@ -473,7 +473,9 @@ async function resendCodes(ids) {
 function currentName(j) {
   if (!j.current) return '';
   const p = A.projects.find((x) => x.id === j.current);
-  return p ? `${p.name} (table ${p.location})` : j.current;
+  // Before the project list has loaded the name is not known yet: a 24-digit id would
+  // only widen the table (it cannot wrap), so a placeholder stands in.
+  return p ? `${p.name} (table ${p.location})` : '…';
 }
 
 async function loadJudges() {
