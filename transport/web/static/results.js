@@ -111,13 +111,11 @@ function renderTracks(res) {
       list.length > 10 ? ` ${list.length - 10} more not shown.` : ''))));
 }
 
-// disagreement shows how often a judge went against the consensus, when the server
-// sends it (a fraction of the pairs compared, or a count).
+// disagreement shows how often a judge went against the consensus: the fraction of its
+// pairs (compared) that contradict the ratings' order; "–" before it compared any.
 function disagreement(j) {
-  if (j.disagreement == null) return '–';
-  const d = Number(j.disagreement);
-  const of = j.compared != null ? ` of ${j.compared} pairs` : '';
-  return d <= 1 ? `${pct(d)}${of}` : `${d}${of}`;
+  if (j.disagreement == null || !j.compared) return '–';
+  return `${pct(Number(j.disagreement))} of ${j.compared} pairs`;
 }
 
 function judgeRow(j, withDisagreement) {
