@@ -277,8 +277,9 @@ func idFromHex(s []byte, id *ID) bool {
 	return err == nil
 }
 
-// ids reads null (nil) or an array of ids.
-func (r *jsonReader) ids(out *[]ID) bool {
+// readList reads null (nil) or an array whose elements elem reads; an empty array
+// gives an empty, non-nil slice, as encoding/json does.
+func readList[T any](r *jsonReader, out *[]T, capHint int, elem func(*T) bool) bool {
 	if r.literal("null") {
 		*out = nil
 		return true
@@ -286,14 +287,14 @@ func (r *jsonReader) ids(out *[]ID) bool {
 	if !r.byte('[') {
 		return false
 	}
-	list := make([]ID, 0, 16)
+	list := make([]T, 0, capHint)
 	if !r.byte(']') {
 		for {
-			var id ID
-			if !r.id(&id) {
+			var v T
+			if !elem(&v) {
 				return false
 			}
-			list = append(list, id)
+			list = append(list, v)
 			if r.byte(']') {
 				break
 			}
@@ -305,67 +306,15 @@ func (r *jsonReader) ids(out *[]ID) bool {
 	*out = list
 	return true
 }
+
+// ids reads null (nil) or an array of ids.
+func (r *jsonReader) ids(out *[]ID) bool { return readList(r, out, 16, r.id) }
 
 // floats reads null (nil) or an array of numbers.
-func (r *jsonReader) floats(out *[]float64) bool {
-	if r.literal("null") {
-		*out = nil
-		return true
-	}
-	if !r.byte('[') {
-		return false
-	}
-	var list []float64
-	if !r.byte(']') {
-		for {
-			var v float64
-			if !r.float(&v) {
-				return false
-			}
-			list = append(list, v)
-			if r.byte(']') {
-				break
-			}
-			if !r.byte(',') {
-				return false
-			}
-		}
-	}
-	if list == nil {
-		list = []float64{}
-	}
-	*out = list
-	return true
-}
+func (r *jsonReader) floats(out *[]float64) bool { return readList(r, out, 0, r.float) }
 
 // ints reads null (nil) or an array of integers.
-func (r *jsonReader) ints(out *[]int) bool {
-	if r.literal("null") {
-		*out = nil
-		return true
-	}
-	if !r.byte('[') {
-		return false
-	}
-	list := []int{}
-	if !r.byte(']') {
-		for {
-			var v int
-			if !r.int(&v) {
-				return false
-			}
-			list = append(list, v)
-			if r.byte(']') {
-				break
-			}
-			if !r.byte(',') {
-				return false
-			}
-		}
-	}
-	*out = list
-	return true
-}
+func (r *jsonReader) ints(out *[]int) bool { return readList(r, out, 0, r.int) }
 
 // literal consumes the word w (true, false, null) if it is next.
 func (r *jsonReader) literal(w string) bool {

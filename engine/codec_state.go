@@ -85,33 +85,7 @@ func (r *jsonReader) judges(out *map[ID]*Judge) bool {
 func (r *jsonReader) idText(k []byte, id *ID) bool { return idFromHex(k, id) }
 
 // texts reads null or an array of strings.
-func (r *jsonReader) texts(out *[]string) bool {
-	if r.literal("null") {
-		*out = nil
-		return true
-	}
-	if !r.byte('[') {
-		return false
-	}
-	list := []string{}
-	if !r.byte(']') {
-		for {
-			var s string
-			if !r.text(&s) {
-				return false
-			}
-			list = append(list, s)
-			if r.byte(']') {
-				break
-			}
-			if !r.byte(',') {
-				return false
-			}
-		}
-	}
-	*out = list
-	return true
-}
+func (r *jsonReader) texts(out *[]string) bool { return readList(r, out, 0, r.text) }
 
 // int reads an integer into an int.
 func (r *jsonReader) int(v *int) bool {
