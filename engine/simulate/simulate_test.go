@@ -53,6 +53,17 @@ func TestSimulationDeterministic(t *testing.T) {
 	if a != b {
 		t.Fatalf("same seed, different outcomes: %+v vs %+v", a, b)
 	}
+	// Runs spreads the events over the cores and gives what one after another gives.
+	runs, err := Runs(cfg, 5, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range runs {
+		seed := uint64(5 + i)
+		if want, _ := RunOn(cfg, seed, Local(seed)); r != want {
+			t.Fatalf("Runs, seed %d: %+v, one by one: %+v", seed, r, want)
+		}
+	}
 }
 
 // TestRandomJudgeStandsApart: in a simulated event of 10 judges, one answering at

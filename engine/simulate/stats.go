@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
+	"sync"
 
 	"podium/engine"
 )
@@ -24,16 +26,33 @@ type Summary struct {
 	MinViews, MeanViews, Walked, RandomWalk, WalkedShare Estimate
 }
 
-// Runs runs seeds events (seeds first, first+1, ...) on the engine in this process.
+// Runs runs seeds events (seeds first, first+1, ...) on the engine in this process, one
+// event per core at a time; each event is its own engine, so the result is the same
+// as running them one after another.
 func Runs(cfg Config, first uint64, seeds int) ([]Run, error) {
-	runs := make([]Run, 0, seeds)
+	runs := make([]Run, seeds)
+	errs := make([]error, seeds)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), seeds); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				seed := first + uint64(i)
+				runs[i], errs[i] = RunOn(cfg, seed, Local(seed))
+			}
+		}()
+	}
 	for i := 0; i < seeds; i++ {
-		seed := first + uint64(i)
-		r, err := RunOn(cfg, seed, Local(seed))
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		runs = append(runs, r)
 	}
 	return runs, nil
 }
