@@ -112,6 +112,11 @@ func TestDataDirFromEarlierBuild(t *testing.T) {
 				p = startBinary(t, data, env...)
 			}
 			waitReady(t, p)
+			if mode == "cluster" {
+				// Until it leads, the node reports no pending ratings (a follower applies the
+				// leader's fits), so the start's fit is awaited only once it leads.
+				waitLeading(t, p)
+			}
 			p.ratingsCurrent()
 			got := formatGolden{Responses: map[string]string{}}
 			bodies := map[string][]byte{}
@@ -232,5 +237,21 @@ func untarFixture(t *testing.T, archive, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// waitLeading waits until the cluster node p says it is the leader.
+func waitLeading(t *testing.T, p *proc) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var st clusterStatus
+		if code, b, err := p.req("GET", "/api/admin/cluster", nil, ""); err == nil && code == 200 && json.Unmarshal(b, &st) == nil && st.State == "leader" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the node does not lead after 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
