@@ -59,13 +59,13 @@ func decodeStateFast(b []byte, s *State) bool {
 	}) && r.end()
 }
 
-// judges reads null or the object of judges by id.
-func (r *jsonReader) judges(out *map[ID]*Judge) bool {
+// byID reads null or an object of values by id, each read by read into a new value.
+func byID[T any](r *jsonReader, out *map[ID]*T, read func(*T) bool) bool {
 	if r.literal("null") {
 		*out = nil
 		return true
 	}
-	m := map[ID]*Judge{}
+	m := map[ID]*T{}
 	*out = m
 	return r.object(func(k []byte) bool {
 		var id ID
@@ -75,11 +75,14 @@ func (r *jsonReader) judges(out *map[ID]*Judge) bool {
 		if _, dup := m[id]; dup {
 			return false
 		}
-		j := &Judge{}
-		m[id] = j
-		return r.judge(j)
+		v := new(T)
+		m[id] = v
+		return read(v)
 	})
 }
+
+// judges reads null or the object of judges by id.
+func (r *jsonReader) judges(out *map[ID]*Judge) bool { return byID(r, out, r.judge) }
 
 // idText parses a key as an id (ID.UnmarshalText; a key with escapes is refused).
 func (r *jsonReader) idText(k []byte, id *ID) bool { return idFromHex(k, id) }
@@ -229,26 +232,7 @@ func (r *jsonReader) skipped(out *map[ID]bool) bool {
 }
 
 // projects reads null or the object of projects by id.
-func (r *jsonReader) projects(out *map[ID]*Project) bool {
-	if r.literal("null") {
-		*out = nil
-		return true
-	}
-	m := map[ID]*Project{}
-	*out = m
-	return r.object(func(k []byte) bool {
-		var id ID
-		if !r.idText(k, &id) {
-			return false
-		}
-		if _, dup := m[id]; dup {
-			return false
-		}
-		p := &Project{}
-		m[id] = p
-		return r.project(p)
-	})
-}
+func (r *jsonReader) projects(out *map[ID]*Project) bool { return byID(r, out, r.project) }
 
 // project reads a project as encoding/json writes it.
 func (r *jsonReader) project(p *Project) bool {
