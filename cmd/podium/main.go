@@ -306,6 +306,10 @@ func serve(args []string) error {
 	outbox := worker.NewOutbox(c.smtp, c.server.PublicURL, mailObserver, node, log)
 	go outbox.Run()
 	srv := transport.New(c.server, node, log, append(opts, transport.WithOutbox(outbox))...)
+	// Signals are caught before the listening line is printed: a supervisor (or a test)
+	// may send SIGTERM as soon as it reads that line, and it must get a clean shutdown.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", c.port))
 	if err != nil {
 		_ = outbox.Stop(context.Background())
@@ -320,8 +324,6 @@ func serve(args []string) error {
 	go func() { serveErr <- srv.Listen(ln) }()
 
 	var stopErr error
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {
 	case s := <-sig:
 		log.Info().Str("signal", s.String()).Msg("shutting down")
