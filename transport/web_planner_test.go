@@ -37,6 +37,10 @@ func TestWebPlanner(t *testing.T) {
 			t.Errorf("the planner card overflows at %d px", w)
 		}
 	}
+	// On a phone the table stacks: every figure carries its column's name.
+	if got := evalJS[string](t, ctx, `[...document.querySelectorAll('#planner-table tbody tr[data-goal="podium"] td')].map((td) => getComputedStyle(td, '::before').content).join('|')`); got != `"Top 10"|"Top 3"|"Order (ρ)"` {
+		t.Errorf("planner figures at 390 px are labelled %s", got)
+	}
 	b.shot(t, ctx, "planner")
 
 	run(t, ctx, "choose the whole field", chromedp.SetValue(chromedp.CSS("#planner-goal"), "field"), chromedp.Click(chromedp.CSS("#planner-save")))

@@ -27,8 +27,10 @@ async function estimate() {
     const v = await api('GET', `/api/admin/planner?visits=${encodeURIComponent(visits)}`);
     $('#planner-table tbody').replaceChildren(...['podium', 'field'].map((g) => h('tr', { 'data-goal': g },
       h('th', { scope: 'row' }, names[g] + (v.current === g ? '\u00a0(now)' : '')),
-      h('td', { class: 'num' }, fmt(v.goals[g].top10)), h('td', { class: 'num' }, fmt(v.goals[g].top3)),
-      h('td', { class: 'num' }, fmt(v.goals[g].rho)))));
+      // data-label: on a phone the table stacks and each figure carries its header.
+      h('td', { class: 'num', 'data-label': 'Top 10' }, fmt(v.goals[g].top10)),
+      h('td', { class: 'num', 'data-label': 'Top 3' }, fmt(v.goals[g].top3)),
+      h('td', { class: 'num', 'data-label': 'Order (ρ)' }, fmt(v.goals[g].rho)))));
     note.textContent = `${v.projects} projects, ${v.judges} judges × ${v.visits} visits each; ` +
       `${v.seeds} simulated events per goal (judges of mixed care, 10% careless). ` +
       'Top 10 / top 3: share of the truly best named there; ρ: how well the whole order matches (1 = perfectly).';
