@@ -1,14 +1,15 @@
 package fit
 
 // How each judge's rankings compare with the other judges' consensus
-// (docs/behaviour.md#ratings): the evidence behind "this judge answers at random".
+// (docs/behaviour.md#judges-against-the-consensus): the evidence behind "this judge
+// answers at random".
 //
 // Compared with the ratings that include it, a judge agrees with itself: at 12 visits
 // of 40 projects a judge is a third of the evidence on the projects it saw, and a judge
-// answering at random looked 70 % consistent. Each judge is therefore compared with the
+// answering at random looked 68 % consistent. Each judge is therefore compared with the
 // consensus of the others (its group of judges held out, heldOutGroups groups in all),
-// and only on the pairs that consensus is sure of (clear-cut pairs): on the others a
-// careful judge and a random one both disagree about half the time.
+// and only on the pairs that consensus is sure of (clear-cut pairs): on the others even
+// a careful judge disagrees often, which hides one answering at random.
 
 import (
 	"math"
@@ -50,7 +51,7 @@ func (f *fitter) judgeChecks() ([]float64, []int) {
 // group's own terms are taken out of the fit's gradient and curvature. Those come from
 // one gradient() over the group's lists alone (the prior's terms plus the group's), so
 // all the groups together cost one pass over every judge's pairs. A full refit without
-// each judge names the same judges (docs/behaviour.md#ratings).
+// each judge separates a judge answering at random about as often.
 func (f *fitter) heldOut(g, groups int, theta, sd []float64) {
 	in := f.in
 	sub := &engine.RatingInput{Projects: in.Projects, Off: []int32{0}}
