@@ -113,9 +113,9 @@ function renderTracks(res) {
 
 // disagreement shows how often a judge went against the others: of its clear-cut pairs
 // (compared: pairs the consensus of the other judges is sure of), how many it ordered
-// the other way (docs/behaviour.md#ratings); "–" before it had any.
+// the other way (docs/behaviour.md#judges-against-the-consensus); "–" before it had any.
 function disagreement(j) {
-  if (j.disagreement == null || !j.compared) return '–';
+  if (j.disagreement == null || !j.compared) return h('span', { title: 'No pair in its ranking that the other judges are sure of yet' }, '–');
   const against = Math.round(Number(j.disagreement) * j.compared);
   return h('span', { class: 'nowrap', title: `Ordered ${against} of the ${j.compared} pairs the other judges are sure of the other way round; a judge answering at random does so for about half.` },
     `${against} of ${j.compared} (${pct(Number(j.disagreement))})`);
