@@ -36,27 +36,43 @@ func (f *fitter) judgeChecks() ([]float64, []int) {
 	in := f.in
 	share, count := make([]float64, len(in.Judges)), make([]int, len(in.Judges))
 	groups := min(heldOutGroups, len(in.Judges))
+	prior := f.terms(nil)
 	theta, sd := make([]float64, f.n), make([]float64, f.n)
 	for g := range groups {
-		f.heldOut(g, groups, theta, sd)
+		var group []int
 		for j := g; j < len(in.Judges); j += groups {
+			group = append(group, j)
+		}
+		f.heldOut(group, prior, theta, sd)
+		for _, j := range group {
 			share[j], count[j] = disagreement(in, j, theta, sd)
 		}
 	}
 	return share, count
 }
 
-// heldOut sets theta and sd to the consensus without the judges of group g (of
-// groups): one Newton step from the fit's optimum by the Hessian's diagonal, once the
-// group's own terms are taken out of the fit's gradient and curvature. Those come from
-// one gradient() over the group's lists alone (the prior's terms plus the group's), so
-// all the groups together cost one pass over every judge's pairs. A full refit without
-// each judge separates a judge answering at random about as often.
-func (f *fitter) heldOut(g, groups int, theta, sd []float64) {
+// heldOut sets theta and sd to the consensus without the judges of group: one Newton
+// step by the Hessian's diagonal from the fit's optimum, the gradient and curvature
+// being the fit's less the group's own terms (prior: f.terms(nil)).
+func (f *fitter) heldOut(group []int, prior *fitter, theta, sd []float64) {
+	h := f.terms(group)
+	for i := range theta {
+		d := f.diag[i] - h.diag[i] + prior.diag[i]
+		theta[i] = f.theta[i] + (f.grad[i]-h.grad[i]+prior.grad[i])/d
+		sd[i] = 1 / math.Sqrt(d)
+	}
+}
+
+// terms returns a fitter at f's point whose gradient and curvature are the prior's
+// plus those of the given judges' lists alone (none: the prior's), from one gradient()
+// over those lists: all the groups together cost one pass over every judge's pairs. A
+// full refit without each judge separates a judge answering at random about as often as
+// the step judgeChecks takes from these.
+func (f *fitter) terms(judges []int) *fitter {
 	in := f.in
 	sub := &engine.RatingInput{Projects: in.Projects, Off: []int32{0}}
 	h := &fitter{in: sub, n: f.n, theta: f.theta}
-	for j := g; j < len(in.Judges); j += groups {
+	for _, j := range judges {
 		lo, hi := in.Off[j], in.Off[j+1]
 		sub.Judges = append(sub.Judges, in.Judges[j])
 		sub.NRanked = append(sub.NRanked, in.NRanked[j])
@@ -67,12 +83,7 @@ func (f *fitter) heldOut(g, groups int, theta, sd []float64) {
 	}
 	h.pairs()
 	h.gradient(false)
-	prec := 1 / (ratingPriorSD * ratingPriorSD)
-	for i := range theta {
-		d := f.diag[i] - h.diag[i] + prec
-		theta[i] = f.theta[i] + (f.grad[i]-h.grad[i]-f.theta[i]*prec)/d
-		sd[i] = 1 / math.Sqrt(d)
-	}
+	return h
 }
 
 // disagreement compares judge j's ranking outcomes with the held-out ratings theta

@@ -61,7 +61,11 @@ func TestHeldOutNearRefit(t *testing.T) {
 		f.run(coldIters)
 		f.gradient(false)
 		theta, sd := make([]float64, f.n), make([]float64, f.n)
-		f.heldOut(3, heldOutGroups, theta, sd)
+		var group []int
+		for j := 3; j < len(in.Judges); j += heldOutGroups {
+			group = append(group, j)
+		}
+		f.heldOut(group, f.terms(nil), theta, sd)
 		sub := &engine.RatingInput{FocusTop: in.FocusTop, Projects: in.Projects, Prev: make([]float64, len(in.Projects)), Off: []int32{0}}
 		for j := range in.Judges {
 			if j%heldOutGroups != 3 {
