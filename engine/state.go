@@ -100,9 +100,10 @@ type Judge struct {
 	// Reliability is the fitted weight of the judge's rankings (docs/behaviour.md#ratings; 0 = not
 	// fitted yet, reported as 1).
 	Reliability float64 `json:"reliability,omitempty"`
-	// Disagreement is the share of the judge's Compared ranking outcomes (a project
-	// ranked above another it saw) that the last fit's ratings order the other way
-	// (docs/behaviour.md#ratings).
+	// Compared is how many of the judge's ranking outcomes (a project ranked above
+	// another it saw) fall on a pair the other judges' consensus is sure of, and
+	// Disagreement the share of them that consensus orders the other way, as of the
+	// last fit (docs/behaviour.md#judges-against-the-consensus).
 	Disagreement float64 `json:"disagreement,omitempty"`
 	Compared     int     `json:"compared,omitempty"`
 }

@@ -26,9 +26,10 @@ type JudgeView struct {
 	LastActivity int64         `json:"last_activity"`
 	// Reliability is on the admin's judge list only (docs/behaviour.md#ratings), not on the judge's own.
 	Reliability *float64 `json:"reliability,omitempty"`
-	// Disagreement and Compared are on the admin's judge list only: the share of the
-	// judge's Compared ranking outcomes that the ratings order the other way
-	// (docs/behaviour.md#ratings; 0 and 0 before a fit covers the judge).
+	// Disagreement and Compared are on the admin's judge list only: the judge's
+	// clear-cut ranking outcomes and the share of them the other judges' consensus
+	// orders the other way (docs/behaviour.md#judges-against-the-consensus; 0 and 0
+	// before a fit covers the judge).
 	Disagreement *float64 `json:"disagreement,omitempty"`
 	Compared     *int     `json:"compared,omitempty"`
 	// Mail is the login-code email's state, on the admin's judge list only (absent when

@@ -94,6 +94,13 @@ func TestWebResultsTab(t *testing.T) {
 	waitJS(t, ctx, "live update", views+` === 5`)
 	waitJS(t, ctx, "ratings fitted", `[...document.querySelectorAll('#results-table tbody tr')].some(r => !r.children[3].textContent.includes('0.00 ±'))`)
 
+	// Each judge's disagreement says what it counts (docs/behaviour.md#judges-against-the-consensus).
+	waitJS(t, ctx, "disagreement column", `!document.querySelector('#results-disagree-h').hidden && document.querySelectorAll('#results-judges td[data-label="Disagreed"]').length === 2`)
+	if bad := evalJS[[]string](t, ctx, `[...document.querySelectorAll('#results-judges td[data-label="Disagreed"]')]
+		.filter((c) => !/^(–|\d+ of \d+ \(\d+ %\))$/.test(c.textContent) || !c.firstElementChild || !c.firstElementChild.title).map((c) => c.textContent)`); len(bad) > 0 {
+		t.Errorf("disagreement cells without their meaning: %q", bad)
+	}
+
 	// The export button downloads the same ranking as CSV.
 	csv, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => { const a = document.querySelector('#results-export'); const r = await fetch(a.href); return r.headers.get('Content-Disposition') + '\n' + await r.text(); })()`, chromedp.EvalAwaitPromise))
 	if err != nil {

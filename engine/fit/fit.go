@@ -142,7 +142,7 @@ func (f *fitter) result() *engine.SetRatings {
 	for i, r := range f.rel {
 		out.Reliability[i] = r / med
 	}
-	out.Disagreement, out.Compared = f.disagreement()
+	out.Disagreement, out.Compared = f.judgeChecks()
 	for i := range out.Rating {
 		out.Rating[i] = round6(out.Rating[i])
 		out.SD[i] = round6(out.SD[i])
@@ -154,30 +154,6 @@ func (f *fitter) result() *engine.SetRatings {
 		out.Disagreement[i] = round6(out.Disagreement[i])
 	}
 	return out
-}
-
-// disagreement counts, per judge, its ranking outcomes (a ranked project above each
-// project after it in its list) and the share of them that the fitted ratings order
-// the other way.
-func (f *fitter) disagreement() ([]float64, []int) {
-	in := f.in
-	share, count := make([]float64, len(in.Judges)), make([]int, len(in.Judges))
-	for j := range in.Judges {
-		seq := in.Seq[in.Off[j]:in.Off[j+1]]
-		against := 0
-		for a := 0; a < int(in.NRanked[j]); a++ {
-			for _, b := range seq[a+1:] {
-				count[j]++
-				if f.theta[b] > f.theta[seq[a]] {
-					against++
-				}
-			}
-		}
-		if count[j] > 0 {
-			share[j] = float64(against) / float64(count[j])
-		}
-	}
-	return share, count
 }
 
 // run iterates until no rating or reliability moves by fitStop, at most iters times.

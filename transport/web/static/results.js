@@ -111,11 +111,14 @@ function renderTracks(res) {
       list.length > 10 ? ` ${list.length - 10} more not shown.` : ''))));
 }
 
-// disagreement shows how often a judge went against the consensus: the fraction of its
-// pairs (compared) that contradict the ratings' order; "–" before it compared any.
+// disagreement shows how often a judge went against the others: of its clear-cut pairs
+// (compared: pairs the consensus of the other judges is sure of), how many it ordered
+// the other way (docs/behaviour.md#judges-against-the-consensus); "–" before it had any.
 function disagreement(j) {
-  if (j.disagreement == null || !j.compared) return '–';
-  return `${pct(Number(j.disagreement))} of ${j.compared} pairs`;
+  if (j.disagreement == null || !j.compared) return h('span', { title: 'No pair in its ranking that the other judges are sure of yet' }, '–');
+  const against = Math.round(Number(j.disagreement) * j.compared);
+  return h('span', { class: 'nowrap', title: `Ordered ${against} of the ${j.compared} pairs the other judges are sure of the other way round; a judge answering at random does so for about half.` },
+    `${against} of ${j.compared} (${pct(Number(j.disagreement))})`);
 }
 
 function judgeRow(j, withDisagreement) {
