@@ -89,7 +89,7 @@ func (cmd *JudgeNext) apply(s *State, c *Ctx) (any, error) {
 	}
 	var res NextResult
 	if p, ok := s.recordedNext(j, cmd.Got); ok {
-		s.jd().sync(s)
+		s.jd().syncLive(s, c)
 		s.assignTo(j, p, c)
 		res = NextResult{ProjectID: p.ID}
 	} else {
@@ -99,7 +99,7 @@ func (cmd *JudgeNext) apply(s *State, c *Ctx) (any, error) {
 		if id := res.ProjectID; !id.IsZero() && id != had && j.Group == group {
 			cmd.Got = &id
 		}
-		if !res.ProjectID.IsZero() {
+		if !res.ProjectID.IsZero() && !c.quiet { // a replay's result goes nowhere
 			res.Upcoming = s.upcomingFor(j, c)
 		}
 	}
@@ -268,8 +268,12 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 	if s.Options.Deliberation {
 		return nil, conflictf("deliberation is on")
 	}
-	x := s.jd()
-	x.sync(s)
+	x, o := s.jd(), &s.Options
+	if o.MultiGroup {
+		x.sync(s) // the group switch below counts the group's projects in the index
+	} else {
+		x.syncLive(s, c)
+	}
 	if !cmd.Project.IsZero() && (!ok || p.ID != cmd.Project) {
 		if ok {
 			return nil, conflictf("you were sent to project %s (table %d) meanwhile: finish or skip it first", p.Name, p.Location)
@@ -279,10 +283,9 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 		}
 		s.assignTo(j, p, c) // the visit counts as if it had been assigned
 	}
-	if k, ok := x.slotOf[p.ID]; ok && x.hasSeen(j, k) || !ok && j.seenIndex(p.ID) >= 0 {
+	if x.judged(s, j, p.ID) {
 		return nil, conflictf("project already judged")
 	}
-	o := &s.Options
 	s.keepUndoPoint(j, p, c)
 
 	j.SeenProjects = append(j.SeenProjects, SeenProject{
@@ -296,7 +299,7 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 	} else {
 		p.TrackSeen[j.Track]++
 	}
-	if _, busy := x.skipSlotsOf(j); busy > 0 {
+	if x.busySkips(s, j) > 0 {
 		for id, busy := range j.Skipped {
 			if busy {
 				delete(j.Skipped, id)
