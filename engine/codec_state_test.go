@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
 )
 
@@ -115,4 +116,40 @@ func TestDecodeStateMutations(t *testing.T) {
 		}
 		decodeStateBoth(t, m)
 	}
+}
+
+// A big snapshot's judges are read in parts on several goroutines (judgeCuts cuts
+// between two judges): the state is the one encoding/json gives, and damage next to
+// a cut decodes as encoding/json decodes it, or fails as it does.
+func TestDecodeStateInParts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	r := rand.New(rand.NewPCG(15, 16))
+	b := codecTestState(t, r, 2500)
+	from := bytes.Index(b, []byte(`"judges":{`)) + len(`"judges":`)
+	cuts := judgeCuts(b, from, 4)
+	if len(cuts) != 3 {
+		t.Fatalf("%d bytes of judges: cut in %d places, want 3", bytes.Index(b, []byte(`"judge_order"`))-from, len(cuts))
+	}
+	var js map[ID]*Judge
+	if r := (&jsonReader{b: b, i: from}); !r.judgesInParts(&js, cuts) || len(js) != 2500 || string(b[r.i:r.i+15]) != `,"judge_order":` {
+		t.Fatalf("reading in parts failed or read %d judges", len(js))
+	}
+	var s State
+	if !decodeStateFast(b, &s) || !reflect.DeepEqual(s.Judges, js) {
+		t.Fatal("the fast path failed or read other judges")
+	}
+	decodeStateBoth(t, b)
+	for k := 0; k < 6; k++ {
+		m := append([]byte(nil), b...)
+		p := cuts[k%len(cuts)] + r.IntN(80) - 40
+		m[p] = `{}",:`[r.IntN(5)]
+		decodeStateBoth(t, m)
+	}
+	// The same judge on both sides of a cut: encoding/json keeps the last one.
+	next := cuts[0] + 2 // the id after the first cut
+	prev := bytes.LastIndex(b[:cuts[0]], []byte(`{"id":"`)) + len(`{"id":"`)
+	m := append([]byte(nil), b...)
+	copy(m[next:next+24], b[prev:prev+24])
+	copy(m[next+24+len(`":{"id":"`):], b[prev:prev+24])
+	decodeStateBoth(t, m)
 }
