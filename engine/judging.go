@@ -1,6 +1,9 @@
 package engine
 
-import "bytes"
+import (
+	"bytes"
+	"strconv"
+)
 
 // The judge's own commands of docs/behaviour.md#judging-flow: next, skip, finish, rank, star, notes, welcome.
 
@@ -358,12 +361,17 @@ func (cmd *JudgeRank) apply(s *State, c *Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	dup := make(map[ID]bool, len(cmd.Ranking))
-	for _, id := range cmd.Ranking {
-		if dup[id] {
+	var dup map[ID]bool // a short ranking is checked without it
+	if len(cmd.Ranking) > 32 {
+		dup = make(map[ID]bool, len(cmd.Ranking))
+	}
+	for i, id := range cmd.Ranking {
+		if dup == nil && containsID(cmd.Ranking[:i], id) || dup[id] {
 			return nil, invalidf("project %s is ranked twice", id)
 		}
-		dup[id] = true
+		if dup != nil {
+			dup[id] = true
+		}
 		if j.seenIndex(id) < 0 {
 			return nil, invalidf("project %s is not among the judge's judged projects", id)
 		}
@@ -374,7 +382,7 @@ func (cmd *JudgeRank) apply(s *State, c *Ctx) (any, error) {
 	j.Rankings = append([]ID{}, cmd.Ranking...)
 	j.LastActivity = c.Time
 	s.jd().scores.judgeChanged(j.ID, true)
-	c.logf("submitted a ranking of %d projects", len(cmd.Ranking))
+	c.logText("submitted a ranking of ", strconv.Itoa(len(cmd.Ranking)), " projects")
 	c.changed("judge", j.ID)
 	s.jd().keep(s)
 	return nil, nil
@@ -402,14 +410,14 @@ func (cmd *JudgeStar) apply(s *State, c *Ctx) (any, error) {
 	if s.Options.Deliberation {
 		return nil, conflictf("deliberation is on")
 	}
-	j.ownSeen()
+	s.ownSeen(j)
 	j.SeenProjects[i].Starred = cmd.Starred
 	j.LastActivity = c.Time
 	s.jd().scores.judgeChanged(j.ID, false)
 	if cmd.Starred {
-		c.logf("starred project %s", j.SeenProjects[i].Name)
+		c.logText("starred project ", j.SeenProjects[i].Name)
 	} else {
-		c.logf("unstarred project %s", j.SeenProjects[i].Name)
+		c.logText("unstarred project ", j.SeenProjects[i].Name)
 	}
 	c.changed("judge", j.ID)
 	s.jd().keep(s)
@@ -439,10 +447,10 @@ func (cmd *JudgeNotes) apply(s *State, c *Ctx) (any, error) {
 	if i < 0 {
 		return nil, notFoundf("project not among the judge's judged projects")
 	}
-	j.ownSeen()
+	s.ownSeen(j)
 	j.SeenProjects[i].Notes = cmd.Notes
 	j.LastActivity = c.Time
-	c.logf("edited notes on project %s", j.SeenProjects[i].Name)
+	c.logText("edited notes on project ", j.SeenProjects[i].Name)
 	c.changed("judge", j.ID)
 	s.jd().keep(s)
 	return nil, nil
