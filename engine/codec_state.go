@@ -10,7 +10,8 @@ import (
 )
 
 // Hand-written snapshot decoding (codec.go has the reader): a snapshot is mostly
-// judges with their seen lists, projects and the audit log, which are read by hand here; every
+// judges with their seen lists, projects, the audit log, the judges' order and their
+// undo points, which are read by hand here; every
 // other field of the state goes through encoding/json on its own bytes. The result is
 // what json.Unmarshal gives, which decodeState falls back to for anything unexpected
 // (docs/behaviour.md#recovery-at-memory-speed).
@@ -51,6 +52,10 @@ func decodeStateFast(b []byte, s *State) bool {
 			return seen.once(1) && r.texts(&s.Log)
 		case "projects":
 			return seen.once(2) && r.projects(&s.Projects)
+		case "judge_order":
+			return seen.once(3) && r.ids(&s.JudgeOrder)
+		case "undo":
+			return seen.once(4) && r.undo(&s.Undo)
 		}
 		i, ok := fields[string(k)]
 		if !ok {
@@ -366,6 +371,46 @@ func (r *jsonReader) skipped(out *map[ID]bool) bool {
 		}
 		m[id] = v
 		return true
+	})
+}
+
+// undo reads null or the object of undo points by judge id.
+func (r *jsonReader) undo(out *map[ID]UndoPoint) bool {
+	if r.literal("null") {
+		*out = nil
+		return true
+	}
+	m := map[ID]UndoPoint{}
+	*out = m
+	return r.object(func(k []byte) bool {
+		var id ID
+		if !r.idText(k, &id) {
+			return false
+		}
+		if _, dup := m[id]; dup {
+			return false
+		}
+		var u UndoPoint
+		var seen fieldSet
+		ok := r.object(func(k []byte) bool {
+			switch string(k) {
+			case "project":
+				return seen.once(0) && r.id(&u.Project)
+			case "time":
+				return seen.once(1) && r.int64(&u.Time)
+			case "general":
+				return seen.once(2) && r.bool(&u.General)
+			case "track":
+				return seen.once(3) && r.text(&u.Track)
+			case "group":
+				return seen.once(4) && r.int(&u.Group)
+			case "group_seen":
+				return seen.once(5) && r.int(&u.GroupSeen)
+			}
+			return false
+		})
+		m[id] = u
+		return ok
 	})
 }
 

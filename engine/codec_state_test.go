@@ -43,6 +43,11 @@ func codecTestState(t *testing.T, r *rand.Rand, judges int) []byte {
 		}
 	}
 	e.s.Log = append(e.s.Log, awkwardTexts...)
+	e.s.Undo = map[ID]UndoPoint{}
+	for _, id := range e.s.JudgeOrder[:judges/2] {
+		e.s.Undo[id] = UndoPoint{Project: randID(r), Time: r.Int64(), General: r.IntN(2) == 0,
+			Track: awkwardTexts[r.IntN(len(awkwardTexts))], Group: r.IntN(3), GroupSeen: r.IntN(5)}
+	}
 	e.mu.Unlock()
 	var b bytes.Buffer
 	if _, err := e.EncodeTo(&b); err != nil {
@@ -109,6 +114,9 @@ func TestDecodeStateMutations(t *testing.T) {
 		{`"seen_projects":`, `"extra":1,"seen_projects":`},
 		{`"applied":`, `"unknown_field":[1,2],"applied":`},
 		{`"log":[`, `"log":["a\u00e9",`},
+		{`"undo":{`, `"undo":{"Project":1,`},
+		{`"group_seen":`, `"Group_Seen":`},
+		{`"judge_order":[`, `"judge_order":["ABCDEF000000000000000000",`},
 	} {
 		m := bytes.Replace(b, []byte(edit[0]), []byte(edit[1]), 1)
 		if bytes.Equal(m, b) {
