@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
-	"runtime"
 	"strings"
 	"sync"
 )
@@ -88,143 +86,9 @@ func byID[T any](r *jsonReader, out *map[ID]*T, read func(*T) bool) bool {
 	})
 }
 
-// judges reads null or the object of judges by id: a big one in parts, one per core
-// (docs/behaviour.md#recovery-at-memory-speed), when it is laid out as this version
-// writes it; otherwise in one pass.
+// judges reads null or the object of judges by id (a big one in parts: codec_parts.go).
 func (r *jsonReader) judges(out *map[ID]*Judge) bool {
-	if n := runtime.GOMAXPROCS(0); n > 1 && r.peek() == '{' {
-		if cuts := judgeCuts(r.b, r.i, min(n, 8)); len(cuts) > 0 {
-			start := r.i
-			if r.judgesInParts(out, cuts) {
-				return true
-			}
-			r.i = start
-		}
-	}
-	return byID(r, out, r.judge)
-}
-
-// judgesInParts reads the judges object starting at r.i, cut at the commas cuts between
-// its entries, each part on a goroutine of its own, and merges the parts.
-func (r *jsonReader) judgesInParts(out *map[ID]*Judge, cuts []int) bool {
-	parts := make([]map[ID]*Judge, len(cuts)+1)
-	oks := make([]bool, len(parts))
-	end := 0 // where the last part stopped: after the object's closing brace
-	var wg sync.WaitGroup
-	for k := 1; k < len(parts); k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			pr := &jsonReader{b: r.b, i: cuts[k-1] + 1}
-			stop := -1
-			if k < len(cuts) {
-				stop = cuts[k]
-			}
-			parts[k] = map[ID]*Judge{}
-			oks[k] = pr.judgeEntries(parts[k], stop)
-			if stop < 0 {
-				end = pr.i
-			}
-		}()
-	}
-	parts[0] = map[ID]*Judge{}
-	r.i++ // the object's opening brace (judgeCuts found it)
-	oks[0] = r.judgeEntries(parts[0], cuts[0])
-	wg.Wait()
-	m := parts[0]
-	for k, part := range parts {
-		if !oks[k] {
-			return false
-		}
-		if k == 0 {
-			continue
-		}
-		for id, j := range part {
-			if _, dup := m[id]; dup {
-				return false
-			}
-			m[id] = j
-		}
-	}
-	*out, r.i = m, end
-	return true
-}
-
-// judgeEntries reads judges by id ("id":{...}, separated by commas) into m from r.i,
-// up to the comma at stop, or (stop < 0) through the object's closing brace.
-func (r *jsonReader) judgeEntries(m map[ID]*Judge, stop int) bool {
-	for {
-		k, ok := r.key()
-		var id ID
-		if !ok || !r.idText(k, &id) {
-			return false
-		}
-		if _, dup := m[id]; dup {
-			return false
-		}
-		j := new(Judge)
-		m[id] = j
-		if !r.judge(j) {
-			return false
-		}
-		switch {
-		case r.i == stop:
-			return true
-		case r.byte('}'):
-			return stop < 0
-		case !r.byte(','):
-			return false
-		}
-	}
-}
-
-// judgeCuts returns up to n-1 places to cut the judges object that starts at b[from]
-// into n parts of about the same size: the commas between two judges as
-// Judge.appendJSON writes them (`},"ID":{"id":"ID","code":`, which no string can hold:
-// its quotes are not escaped), before the field that follows the judges. None when the
-// object is small or laid out otherwise; a wrong cut only makes a part fail to read.
-func judgeCuts(b []byte, from, n int) []int {
-	end := bytes.Index(b[from:], []byte(`},"judge_order":`))
-	if end < 0 || end < 1<<20 {
-		return nil
-	}
-	end += from
-	var cuts []int
-	for k := 1; k < n; k++ {
-		p := from + (end-from)*k/n
-		if len(cuts) > 0 && p <= cuts[len(cuts)-1] {
-			continue
-		}
-		if c := judgeBoundary(b, p, end); c >= 0 {
-			cuts = append(cuts, c)
-		}
-	}
-	return cuts
-}
-
-// judgeBoundary returns the position of the first comma between two judges after p
-// (before end), -1 when there is none.
-func judgeBoundary(b []byte, p, end int) int {
-	anchor := []byte(`":{"id":"`)
-	const hexLen = 2 * len(ID{})
-	for p < end {
-		i := bytes.Index(b[p:end], anchor)
-		if i < 0 {
-			return -1
-		}
-		m := p + i // the quote that closes the key
-		p = m + 1
-		v := m + len(anchor)
-		if m < hexLen+3 || v+hexLen+len(`","code":`) > end || b[m-hexLen-1] != '"' || b[m-hexLen-2] != ',' || b[m-hexLen-3] != '}' {
-			continue
-		}
-		key, val := b[m-hexLen:m], b[v:v+hexLen]
-		var id ID
-		if bytes.Equal(key, val) && idFromHex(key, &id) && string(b[v+hexLen:v+hexLen+len(`","code":`)]) == `","code":` {
-			return m - hexLen - 2
-		}
-	}
-	return -1
+	return byIDInParts(r, out, judgesLayout, (*jsonReader).judge)
 }
 
 // idText parses a key as an id (ID.UnmarshalText; a key with escapes is refused).
@@ -414,8 +278,11 @@ func (r *jsonReader) undo(out *map[ID]UndoPoint) bool {
 	})
 }
 
-// projects reads null or the object of projects by id.
-func (r *jsonReader) projects(out *map[ID]*Project) bool { return byID(r, out, r.project) }
+// projects reads null or the object of projects by id (a big one in parts:
+// codec_parts.go).
+func (r *jsonReader) projects(out *map[ID]*Project) bool {
+	return byIDInParts(r, out, projectsLayout, (*jsonReader).project)
+}
 
 // project reads a project as encoding/json writes it.
 func (r *jsonReader) project(p *Project) bool {

@@ -126,20 +126,20 @@ func TestDecodeStateMutations(t *testing.T) {
 	}
 }
 
-// A big snapshot's judges are read in parts on several goroutines (judgeCuts cuts
-// between two judges): the state is the one encoding/json gives, and damage next to
+// A big snapshot's judges are read in parts on several goroutines (cut between two
+// judges): the state is the one encoding/json gives, and damage next to
 // a cut decodes as encoding/json decodes it, or fails as it does.
 func TestDecodeStateInParts(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	r := rand.New(rand.NewPCG(15, 16))
 	b := codecTestState(t, r, 2500)
 	from := bytes.Index(b, []byte(`"judges":{`)) + len(`"judges":`)
-	cuts := judgeCuts(b, from, 4)
+	cuts := judgesLayout.cuts(b, from, 4)
 	if len(cuts) != 3 {
 		t.Fatalf("%d bytes of judges: cut in %d places, want 3", bytes.Index(b, []byte(`"judge_order"`))-from, len(cuts))
 	}
 	var js map[ID]*Judge
-	if r := (&jsonReader{b: b, i: from}); !r.judgesInParts(&js, cuts) || len(js) != 2500 || string(b[r.i:r.i+15]) != `,"judge_order":` {
+	if r := (&jsonReader{b: b, i: from}); !readInParts(r, &js, cuts, (*jsonReader).judge) || len(js) != 2500 || string(b[r.i:r.i+15]) != `,"judge_order":` {
 		t.Fatalf("reading in parts failed or read %d judges", len(js))
 	}
 	var s State
@@ -160,4 +160,32 @@ func TestDecodeStateInParts(t *testing.T) {
 	copy(m[next:next+24], b[prev:prev+24])
 	copy(m[next+24+len(`":{"id":"`):], b[prev:prev+24])
 	decodeStateBoth(t, m)
+}
+
+// A big snapshot's projects are read in parts too, to what encoding/json gives.
+func TestDecodeProjectsInParts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	e := New()
+	ps := make([]NewProject, 4000)
+	for i := range ps {
+		ps[i] = NewProject{Name: fmt.Sprint("p", i), Description: awkwardTexts[i%len(awkwardTexts)], ChallengeList: []string{"AI"}}
+	}
+	if _, _, err := e.Apply(&Envelope{Time: 1000, Seed: 1, Actor: Admin, Cmd: &CreateProjects{Projects: ps}}); err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := e.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := bytes.Index(b, []byte(`"projects":{`)) + len(`"projects":`)
+	cuts := projectsLayout.cuts(b, from, 4)
+	var got map[ID]*Project
+	if r := (&jsonReader{b: b, i: from}); len(cuts) != 3 || !readInParts(r, &got, cuts, (*jsonReader).project) || len(got) != 4000 {
+		t.Fatalf("%d cuts, read %d projects", len(cuts), len(got))
+	}
+	var s State
+	if !decodeStateFast(b, &s) || !reflect.DeepEqual(s.Projects, got) {
+		t.Fatal("the fast path failed or read other projects")
+	}
+	decodeStateBoth(t, b)
 }
