@@ -213,6 +213,9 @@ func (x *judgingData) judged(s *State, j *Judge, p ID) bool {
 // busySkips returns how many of j's skips are busy ones (from the index's cache when it
 // is current).
 func (x *judgingData) busySkips(s *State, j *Judge) int {
+	if len(j.Skipped) == 0 {
+		return 0
+	}
 	if x.current(s) {
 		_, n := x.skipSlotsOf(j)
 		return n
