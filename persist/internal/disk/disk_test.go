@@ -54,23 +54,3 @@ func TestCountingWriter(t *testing.T) {
 		t.Fatalf("counted %d, wrote %q", w.N, buf.String())
 	}
 }
-
-// ReadWhole gives a file's content (mapped), and an empty file's.
-func TestReadWhole(t *testing.T) {
-	dir := t.TempDir()
-	want := bytes.Repeat([]byte("journal record "), 10000)
-	for name, content := range map[string][]byte{"full": want, "empty": nil} {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, content, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		got, release, err := ReadWhole(path)
-		if err != nil || !bytes.Equal(got, content) {
-			t.Fatalf("%s: %d bytes, %v; want %d", name, len(got), err, len(content))
-		}
-		release()
-	}
-	if _, _, err := ReadWhole(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
-		t.Fatalf("missing file: %v", err)
-	}
-}

@@ -25,28 +25,3 @@ func Preallocate(f *os.File, size int64) error {
 
 // Fdatasync flushes f's data (and only the metadata needed to read it back).
 func Fdatasync(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }
-
-// ReadWhole returns the content of the file at path for reading it once from start to
-// end: mapped read-only with its pages mapped in at once (MAP_POPULATE), so that a
-// 16 MiB journal segment costs neither a copy nor a page fault per 4 KiB
-// (docs/behaviour.md#recovery-at-memory-speed); read with os.ReadFile where mapping
-// fails. release unmaps it; the data must not be used after.
-func ReadWhole(path string) (data []byte, release func(), err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if n := st.Size(); n > 0 && n == int64(int(n)) {
-		m, err := unix.Mmap(int(f.Fd()), 0, int(n), unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
-		if err == nil {
-			return m, func() { _ = unix.Munmap(m) }, nil
-		}
-	}
-	data, err = os.ReadFile(path)
-	return data, func() {}, err
-}
