@@ -13,6 +13,7 @@ import (
 // The encode function streams the snapshot to w (see State.EncodeTo).
 func (e *Engine) Capture() (encode func(w io.Writer) error, seq uint64) {
 	e.mu.RLock()
+	e.captures.Add(1) // arrays the writer owned are shared from now on (State.ownSeen)
 	c := e.s.clone()
 	e.mu.RUnlock()
 	return c.EncodeTo, c.Applied
@@ -57,7 +58,7 @@ func (s *State) clone() *State {
 	c.Conflicts = cloneSlice(s.Conflicts)
 	c.Undo = cloneMap(s.Undo)
 	c.Keys = cloneSlice(s.Keys)
-	c.codeIndex, c.tokenIndex, c.locIndex, c.jx, c.tokens = nil, nil, nil, nil, nil
+	c.codeIndex, c.tokenIndex, c.locIndex, c.jx, c.tokens, c.captures = nil, nil, nil, nil, nil, nil
 	c.keys, c.conflicted = nil, nil
 	c.maxLocOK = false
 	return &c
@@ -72,11 +73,21 @@ func (s *State) clone() *State {
 var copyOnWrite = map[string]bool{"SeenProjects": true, "Rankings": true, "ChallengeList": true}
 
 // ownSeen gives j a private SeenProjects array before one of its elements is changed
-// in place (captures may share the current one: see copyOnWrite).
-func (j *Judge) ownSeen() {
+// in place (captures may share the current one: see copyOnWrite). An array the writer
+// made private after the last capture is kept: a judge's edits between two snapshots
+// copy its list once (docs/behaviour.md#recovery-at-memory-speed: none in a replay).
+func (s *State) ownSeen(j *Judge) {
+	gen := uint64(1)
+	if s.captures != nil {
+		gen += s.captures.Load()
+	}
+	if j.seenOwn == gen {
+		return
+	}
 	if j.SeenProjects != nil {
 		j.SeenProjects = append(make([]SeenProject, 0, len(j.SeenProjects)+1), j.SeenProjects...)
 	}
+	j.seenOwn = gen
 }
 
 // cloneMap copies a map, keeping nil as nil. Empty maps (most judges' skips, most

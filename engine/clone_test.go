@@ -248,3 +248,51 @@ func TestCaptureUnaffectedByLaterChanges(t *testing.T) {
 		}
 	}
 }
+
+// A judge's seen list is copied at its first in-place edit after a capture, and not at
+// the edits that follow until the next capture; a capture taken between edits keeps
+// what it saw.
+func TestSeenListCopiedOncePerCapture(t *testing.T) {
+	e := bigStateSmall(t)
+	var judge ID
+	var projects []ID
+	e.Read(func(s *State) {
+		for id, j := range s.Judges {
+			if len(j.SeenProjects) >= 2 {
+				judge, projects = id, []ID{j.SeenProjects[0].ProjectID, j.SeenProjects[1].ProjectID}
+			}
+		}
+	})
+	array := func() (p *SeenProject) {
+		e.Read(func(s *State) { p = &s.Judges[judge].SeenProjects[0] })
+		return p
+	}
+	edit := func(i int) {
+		t.Helper()
+		cmd := &JudgeNotes{Judge: judge, Project: projects[i%2], Notes: fmt.Sprint("edit ", i)}
+		if _, _, err := e.Apply(&Envelope{Time: 2e12 + int64(i), Seed: 9, Actor: JudgeActor(judge), Cmd: cmd}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit(0)
+	first := array()
+	edit(1)
+	edit(2)
+	if array() != first {
+		t.Fatal("edits with no capture between them copied the seen list again")
+	}
+	want, _, _ := e.Snapshot()
+	enc, _ := e.Capture()
+	edit(3)
+	if array() == first {
+		t.Fatal("the edit after a capture changed the captured seen list in place")
+	}
+	edit(4)
+	var buf bytes.Buffer
+	if err := enc(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Fatal("edits changed a capture taken before them")
+	}
+}

@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"encoding/hex"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -175,27 +176,46 @@ func (r *jsonReader) end() bool {
 }
 
 // rawString reads a string without escapes or control characters, in valid UTF-8 (what
-// encoding/json would give unchanged); the bytes alias b.
+// encoding/json would give unchanged); the bytes alias b. It looks at 8 bytes at a time
+// for the first one that is not plain ASCII text (docs/behaviour.md#recovery-at-memory-speed).
 func (r *jsonReader) rawString() ([]byte, bool) {
 	if !r.byte('"') {
 		return nil, false
 	}
-	start := r.i
+	b, start := r.b, r.i
 	ascii := true
-	for ; r.i < len(r.b); r.i++ {
-		c := r.b[r.i]
-		switch {
+	for i := start; i < len(b); {
+		if i+8 <= len(b) {
+			m := specialBytes(binary.LittleEndian.Uint64(b[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		}
+		switch c := b[i]; {
 		case c == '"':
-			s := r.b[start:r.i]
-			r.i++
+			r.i = i + 1
+			s := b[start:i]
 			return s, ascii || utf8.Valid(s)
 		case c == '\\' || c < 0x20:
 			return nil, false
 		case c >= utf8.RuneSelf:
 			ascii = false
 		}
+		i++
 	}
 	return nil, false
+}
+
+// specialBytes marks (high bit of the byte) the bytes of w, 8 bytes little-endian, that
+// end plain ASCII text in a JSON string: '"', '\\', a control character or a byte of a
+// multi-byte character. Marks above the lowest one may be wrong (a borrow), the lowest
+// is exact.
+func specialBytes(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return zero(w^('"'*ones)) | zero(w^('\\'*ones)) | (w-0x20*ones)&^w&highs | w&highs
 }
 
 // text reads a string; one with escapes goes through encoding/json.
@@ -265,17 +285,33 @@ func (r *jsonReader) id(id *ID) bool {
 
 // idFromHex parses 24 lowercase hex digits, as ParseID.
 func idFromHex(s []byte, id *ID) bool {
-	if len(s) != 24 {
+	if len(s) != 2*len(id) {
 		return false
 	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
+	var v ID
+	bad := byte(0)
+	for i := range v {
+		hi, lo := hexDigit[s[2*i]], hexDigit[s[2*i+1]]
+		bad |= hi | lo
+		v[i] = hi<<4 | lo&15
 	}
-	_, err := hex.Decode(id[:], s)
-	return err == nil
+	if bad > 15 {
+		return false
+	}
+	*id = v
+	return true
 }
+
+// hexDigit is the value of a lowercase hex digit, 0xff for any other byte.
+var hexDigit = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for i, c := range "0123456789abcdef" {
+		t[c] = byte(i)
+	}
+	return t
+}()
 
 // readList reads null (nil) or an array whose elements elem reads; an empty array
 // gives an empty, non-nil slice, as encoding/json does.
@@ -290,11 +326,11 @@ func readList[T any](r *jsonReader, out *[]T, capHint int, elem func(*T) bool) b
 	list := make([]T, 0, capHint)
 	if !r.byte(']') {
 		for {
-			var v T
-			if !elem(&v) {
+			var zero T
+			list = append(list, zero) // read in place: a local would escape to elem
+			if !elem(&list[len(list)-1]) {
 				return false
 			}
-			list = append(list, v)
 			if r.byte(']') {
 				break
 			}
@@ -310,11 +346,13 @@ func readList[T any](r *jsonReader, out *[]T, capHint int, elem func(*T) bool) b
 // ids reads null (nil) or an array of ids.
 func (r *jsonReader) ids(out *[]ID) bool { return readList(r, out, 16, r.id) }
 
-// floats reads null (nil) or an array of numbers.
-func (r *jsonReader) floats(out *[]float64) bool { return readList(r, out, 0, r.float) }
+// floats reads null (nil) or an array of numbers; hint is how many there probably are.
+func (r *jsonReader) floats(out *[]float64, hint int) bool {
+	return readList(r, out, hint, r.float)
+}
 
-// ints reads null (nil) or an array of integers.
-func (r *jsonReader) ints(out *[]int) bool { return readList(r, out, 0, r.int) }
+// ints reads null (nil) or an array of integers; hint is how many there probably are.
+func (r *jsonReader) ints(out *[]int, hint int) bool { return readList(r, out, hint, r.int) }
 
 // literal consumes the word w (true, false, null) if it is next.
 func (r *jsonReader) literal(w string) bool {

@@ -112,21 +112,21 @@ func (cmd *SetRatings) decodeJSON(r *jsonReader) bool {
 		case "projects":
 			return seen.once(1) && r.ids(&cmd.Projects)
 		case "rating":
-			return seen.once(2) && r.floats(&cmd.Rating)
+			return seen.once(2) && r.floats(&cmd.Rating, len(cmd.Projects))
 		case "sd":
-			return seen.once(3) && r.floats(&cmd.SD)
+			return seen.once(3) && r.floats(&cmd.SD, len(cmd.Projects))
 		case "p_top":
-			return seen.once(4) && r.floats(&cmd.PTop)
+			return seen.once(4) && r.floats(&cmd.PTop, len(cmd.Projects))
 		case "p_top3":
-			return seen.once(5) && r.floats(&cmd.PTop3)
+			return seen.once(5) && r.floats(&cmd.PTop3, len(cmd.Projects))
 		case "judges":
 			return seen.once(6) && r.ids(&cmd.Judges)
 		case "reliability":
-			return seen.once(7) && r.floats(&cmd.Reliability)
+			return seen.once(7) && r.floats(&cmd.Reliability, len(cmd.Judges))
 		case "disagreement":
-			return seen.once(8) && r.floats(&cmd.Disagreement)
+			return seen.once(8) && r.floats(&cmd.Disagreement, len(cmd.Judges))
 		case "compared":
-			return seen.once(9) && r.ints(&cmd.Compared)
+			return seen.once(9) && r.ints(&cmd.Compared, len(cmd.Judges))
 		}
 		return false
 	})

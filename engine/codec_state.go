@@ -8,7 +8,8 @@ import (
 )
 
 // Hand-written snapshot decoding (codec.go has the reader): a snapshot is mostly
-// judges with their seen lists, projects and the audit log, which are read by hand here; every
+// judges with their seen lists, projects, the audit log, the judges' order and their
+// undo points, which are read by hand here; every
 // other field of the state goes through encoding/json on its own bytes. The result is
 // what json.Unmarshal gives, which decodeState falls back to for anything unexpected
 // (docs/behaviour.md#recovery-at-memory-speed).
@@ -49,6 +50,10 @@ func decodeStateFast(b []byte, s *State) bool {
 			return seen.once(1) && r.texts(&s.Log)
 		case "projects":
 			return seen.once(2) && r.projects(&s.Projects)
+		case "judge_order":
+			return seen.once(3) && r.ids(&s.JudgeOrder)
+		case "undo":
+			return seen.once(4) && r.undo(&s.Undo)
 		}
 		i, ok := fields[string(k)]
 		if !ok {
@@ -81,8 +86,10 @@ func byID[T any](r *jsonReader, out *map[ID]*T, read func(*T) bool) bool {
 	})
 }
 
-// judges reads null or the object of judges by id.
-func (r *jsonReader) judges(out *map[ID]*Judge) bool { return byID(r, out, r.judge) }
+// judges reads null or the object of judges by id (a big one in parts: codec_parts.go).
+func (r *jsonReader) judges(out *map[ID]*Judge) bool {
+	return byIDInParts(r, out, judgesLayout, (*jsonReader).judge)
+}
 
 // idText parses a key as an id (ID.UnmarshalText; a key with escapes is refused).
 func (r *jsonReader) idText(k []byte, id *ID) bool { return idFromHex(k, id) }
@@ -231,8 +238,51 @@ func (r *jsonReader) skipped(out *map[ID]bool) bool {
 	})
 }
 
-// projects reads null or the object of projects by id.
-func (r *jsonReader) projects(out *map[ID]*Project) bool { return byID(r, out, r.project) }
+// undo reads null or the object of undo points by judge id.
+func (r *jsonReader) undo(out *map[ID]UndoPoint) bool {
+	if r.literal("null") {
+		*out = nil
+		return true
+	}
+	m := map[ID]UndoPoint{}
+	*out = m
+	return r.object(func(k []byte) bool {
+		var id ID
+		if !r.idText(k, &id) {
+			return false
+		}
+		if _, dup := m[id]; dup {
+			return false
+		}
+		var u UndoPoint
+		var seen fieldSet
+		ok := r.object(func(k []byte) bool {
+			switch string(k) {
+			case "project":
+				return seen.once(0) && r.id(&u.Project)
+			case "time":
+				return seen.once(1) && r.int64(&u.Time)
+			case "general":
+				return seen.once(2) && r.bool(&u.General)
+			case "track":
+				return seen.once(3) && r.text(&u.Track)
+			case "group":
+				return seen.once(4) && r.int(&u.Group)
+			case "group_seen":
+				return seen.once(5) && r.int(&u.GroupSeen)
+			}
+			return false
+		})
+		m[id] = u
+		return ok
+	})
+}
+
+// projects reads null or the object of projects by id (a big one in parts:
+// codec_parts.go).
+func (r *jsonReader) projects(out *map[ID]*Project) bool {
+	return byIDInParts(r, out, projectsLayout, (*jsonReader).project)
+}
 
 // project reads a project as encoding/json writes it.
 func (r *jsonReader) project(p *Project) bool {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
 )
 
@@ -42,6 +43,11 @@ func codecTestState(t *testing.T, r *rand.Rand, judges int) []byte {
 		}
 	}
 	e.s.Log = append(e.s.Log, awkwardTexts...)
+	e.s.Undo = map[ID]UndoPoint{}
+	for _, id := range e.s.JudgeOrder[:judges/2] {
+		e.s.Undo[id] = UndoPoint{Project: randID(r), Time: r.Int64(), General: r.IntN(2) == 0,
+			Track: awkwardTexts[r.IntN(len(awkwardTexts))], Group: r.IntN(3), GroupSeen: r.IntN(5)}
+	}
 	e.mu.Unlock()
 	var b bytes.Buffer
 	if _, err := e.EncodeTo(&b); err != nil {
@@ -108,6 +114,9 @@ func TestDecodeStateMutations(t *testing.T) {
 		{`"seen_projects":`, `"extra":1,"seen_projects":`},
 		{`"applied":`, `"unknown_field":[1,2],"applied":`},
 		{`"log":[`, `"log":["a\u00e9",`},
+		{`"undo":{`, `"undo":{"Project":1,`},
+		{`"group_seen":`, `"Group_Seen":`},
+		{`"judge_order":[`, `"judge_order":["ABCDEF000000000000000000",`},
 	} {
 		m := bytes.Replace(b, []byte(edit[0]), []byte(edit[1]), 1)
 		if bytes.Equal(m, b) {
@@ -115,4 +124,68 @@ func TestDecodeStateMutations(t *testing.T) {
 		}
 		decodeStateBoth(t, m)
 	}
+}
+
+// A big snapshot's judges are read in parts on several goroutines (cut between two
+// judges): the state is the one encoding/json gives, and damage next to
+// a cut decodes as encoding/json decodes it, or fails as it does.
+func TestDecodeStateInParts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	r := rand.New(rand.NewPCG(15, 16))
+	b := codecTestState(t, r, 2500)
+	from := bytes.Index(b, []byte(`"judges":{`)) + len(`"judges":`)
+	cuts := judgesLayout.cuts(b, from, 4)
+	if len(cuts) != 3 {
+		t.Fatalf("%d bytes of judges: cut in %d places, want 3", bytes.Index(b, []byte(`"judge_order"`))-from, len(cuts))
+	}
+	var js map[ID]*Judge
+	if r := (&jsonReader{b: b, i: from}); !readInParts(r, &js, cuts, (*jsonReader).judge) || len(js) != 2500 || string(b[r.i:r.i+15]) != `,"judge_order":` {
+		t.Fatalf("reading in parts failed or read %d judges", len(js))
+	}
+	var s State
+	if !decodeStateFast(b, &s) || !reflect.DeepEqual(s.Judges, js) {
+		t.Fatal("the fast path failed or read other judges")
+	}
+	decodeStateBoth(t, b)
+	for k := 0; k < 6; k++ {
+		m := append([]byte(nil), b...)
+		p := cuts[k%len(cuts)] + r.IntN(80) - 40
+		m[p] = `{}",:`[r.IntN(5)]
+		decodeStateBoth(t, m)
+	}
+	// The same judge on both sides of a cut: encoding/json keeps the last one.
+	next := cuts[0] + 2 // the id after the first cut
+	prev := bytes.LastIndex(b[:cuts[0]], []byte(`{"id":"`)) + len(`{"id":"`)
+	m := append([]byte(nil), b...)
+	copy(m[next:next+24], b[prev:prev+24])
+	copy(m[next+24+len(`":{"id":"`):], b[prev:prev+24])
+	decodeStateBoth(t, m)
+}
+
+// A big snapshot's projects are read in parts too, to what encoding/json gives.
+func TestDecodeProjectsInParts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	e := New()
+	ps := make([]NewProject, 4000)
+	for i := range ps {
+		ps[i] = NewProject{Name: fmt.Sprint("p", i), Description: awkwardTexts[i%len(awkwardTexts)], ChallengeList: []string{"AI"}}
+	}
+	if _, _, err := e.Apply(&Envelope{Time: 1000, Seed: 1, Actor: Admin, Cmd: &CreateProjects{Projects: ps}}); err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := e.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := bytes.Index(b, []byte(`"projects":{`)) + len(`"projects":`)
+	cuts := projectsLayout.cuts(b, from, 4)
+	var got map[ID]*Project
+	if r := (&jsonReader{b: b, i: from}); len(cuts) != 3 || !readInParts(r, &got, cuts, (*jsonReader).project) || len(got) != 4000 {
+		t.Fatalf("%d cuts, read %d projects", len(cuts), len(got))
+	}
+	var s State
+	if !decodeStateFast(b, &s) || !reflect.DeepEqual(s.Projects, got) {
+		t.Fatal("the fast path failed or read other projects")
+	}
+	decodeStateBoth(t, b)
 }

@@ -381,3 +381,26 @@ func TestReplayMatchesApply(t *testing.T) {
 		t.Fatalf("public listing versions %d and %d", a, b)
 	}
 }
+
+// rawString, which looks at 8 bytes at a time, takes exactly the strings encoding/json
+// gives unchanged, wherever in the string the byte that matters is (the closing quote
+// too: strings of every length).
+func TestRawStringEveryPosition(t *testing.T) {
+	odd := []string{`\`, "\x00", "\x1f", " ", "\x7f", "\x80", "é", "\xe2\x80\xa8", "\xff", "~"}
+	for n := 0; n < 20; n++ {
+		for p := 0; p <= n; p++ {
+			for _, o := range odd {
+				s := strings.Repeat("a", p) + o + strings.Repeat("b", n-p)
+				b := []byte(`"` + s + `",`)
+				r := &jsonReader{b: b}
+				got, ok := r.rawString()
+				var want string
+				err := json.Unmarshal(b[:len(b)-1], &want)
+				plain := err == nil && want == s
+				if ok != plain || ok && (string(got) != s || r.i != len(b)-1) {
+					t.Fatalf("%q: rawString %q %v (at %d), encoding/json %q %v", b, got, ok, r.i, want, err)
+				}
+			}
+		}
+	}
+}

@@ -207,6 +207,16 @@ func (c *Ctx) logf(format string, a ...any) {
 	c.logEnd(fmt.Appendf(c.logStart(), format, a...))
 }
 
+// logText is logf for a line of plain parts, without fmt (the judge's edits write one
+// each).
+func (c *Ctx) logText(parts ...string) {
+	b := c.logStart()
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	c.logEnd(b)
+}
+
 // logProject is logf("<verb> project %s (table %d)<tail>", p.Name, p.Location) without
 // fmt: the judging flow writes one of these per next, finish and skip.
 func (c *Ctx) logProject(verb string, p *Project, tail ...string) {

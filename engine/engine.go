@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // Engine owns the state. One goroutine (the writer) calls Apply; any number of readers
@@ -24,12 +25,13 @@ type Engine struct {
 	// (RatingInputsChanged); inputsAt is the RatingInputsVersion last signalled.
 	inputs   chan struct{}
 	inputsAt uint64
+	captures atomic.Uint64 // Capture calls (State.ownSeen)
 }
 
 // New returns an engine holding a brand-new state.
 func New() *Engine {
 	e := &Engine{s: NewState(), inputs: make(chan struct{}, 1)}
-	e.s.tokens = &e.tokens
+	e.s.tokens, e.s.captures = &e.tokens, &e.captures
 	e.tokens.reset(e.s.tokenIndex)
 	return e
 }
@@ -161,7 +163,7 @@ func (e *Engine) Restore(b []byte) error {
 	if err := decodeState(b, s); err != nil {
 		return fmt.Errorf("decode snapshot: %w", err)
 	}
-	s.tokens = &e.tokens // reindex fills it
+	s.tokens, s.captures = &e.tokens, &e.captures // reindex fills tokens
 	s.reindex()
 	e.mu.Lock()
 	e.s = s

@@ -123,7 +123,7 @@ func (s *State) syncSeenCopies(ps map[ID]*Project) {
 			}
 			if p != nil && (sp.Location != p.Location || sp.Name != p.Name || sp.Description != p.Description) {
 				if !owned {
-					j.ownSeen()
+					s.ownSeen(j)
 					owned = true
 					sp = &j.SeenProjects[i]
 				}

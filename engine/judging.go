@@ -1,6 +1,9 @@
 package engine
 
-import "bytes"
+import (
+	"bytes"
+	"strconv"
+)
 
 // The judge's own commands of docs/behaviour.md#judging-flow: next, skip, finish, rank, star, notes, welcome.
 
@@ -89,7 +92,7 @@ func (cmd *JudgeNext) apply(s *State, c *Ctx) (any, error) {
 	}
 	var res NextResult
 	if p, ok := s.recordedNext(j, cmd.Got); ok {
-		s.jd().sync(s)
+		s.jd().syncLive(s, c)
 		s.assignTo(j, p, c)
 		res = NextResult{ProjectID: p.ID}
 	} else {
@@ -99,7 +102,7 @@ func (cmd *JudgeNext) apply(s *State, c *Ctx) (any, error) {
 		if id := res.ProjectID; !id.IsZero() && id != had && j.Group == group {
 			cmd.Got = &id
 		}
-		if !res.ProjectID.IsZero() {
+		if !res.ProjectID.IsZero() && !c.quiet { // a replay's result goes nowhere
 			res.Upcoming = s.upcomingFor(j, c)
 		}
 	}
@@ -268,8 +271,12 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 	if s.Options.Deliberation {
 		return nil, conflictf("deliberation is on")
 	}
-	x := s.jd()
-	x.sync(s)
+	x, o := s.jd(), &s.Options
+	if o.MultiGroup {
+		x.sync(s) // the group switch below counts the group's projects in the index
+	} else {
+		x.syncLive(s, c)
+	}
 	if !cmd.Project.IsZero() && (!ok || p.ID != cmd.Project) {
 		if ok {
 			return nil, conflictf("you were sent to project %s (table %d) meanwhile: finish or skip it first", p.Name, p.Location)
@@ -279,10 +286,9 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 		}
 		s.assignTo(j, p, c) // the visit counts as if it had been assigned
 	}
-	if k, ok := x.slotOf[p.ID]; ok && x.hasSeen(j, k) || !ok && j.seenIndex(p.ID) >= 0 {
+	if x.judged(s, j, p.ID) {
 		return nil, conflictf("project already judged")
 	}
-	o := &s.Options
 	s.keepUndoPoint(j, p, c)
 
 	j.SeenProjects = append(j.SeenProjects, SeenProject{
@@ -296,7 +302,7 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 	} else {
 		p.TrackSeen[j.Track]++
 	}
-	if _, busy := x.skipSlotsOf(j); busy > 0 {
+	if x.busySkips(s, j) > 0 {
 		for id, busy := range j.Skipped {
 			if busy {
 				delete(j.Skipped, id)
@@ -355,12 +361,17 @@ func (cmd *JudgeRank) apply(s *State, c *Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	dup := make(map[ID]bool, len(cmd.Ranking))
-	for _, id := range cmd.Ranking {
-		if dup[id] {
+	var dup map[ID]bool // a short ranking is checked without it
+	if len(cmd.Ranking) > 32 {
+		dup = make(map[ID]bool, len(cmd.Ranking))
+	}
+	for i, id := range cmd.Ranking {
+		if dup == nil && containsID(cmd.Ranking[:i], id) || dup[id] {
 			return nil, invalidf("project %s is ranked twice", id)
 		}
-		dup[id] = true
+		if dup != nil {
+			dup[id] = true
+		}
 		if j.seenIndex(id) < 0 {
 			return nil, invalidf("project %s is not among the judge's judged projects", id)
 		}
@@ -371,7 +382,7 @@ func (cmd *JudgeRank) apply(s *State, c *Ctx) (any, error) {
 	j.Rankings = append([]ID{}, cmd.Ranking...)
 	j.LastActivity = c.Time
 	s.jd().scores.judgeChanged(j.ID, true)
-	c.logf("submitted a ranking of %d projects", len(cmd.Ranking))
+	c.logText("submitted a ranking of ", strconv.Itoa(len(cmd.Ranking)), " projects")
 	c.changed("judge", j.ID)
 	s.jd().keep(s)
 	return nil, nil
@@ -399,14 +410,14 @@ func (cmd *JudgeStar) apply(s *State, c *Ctx) (any, error) {
 	if s.Options.Deliberation {
 		return nil, conflictf("deliberation is on")
 	}
-	j.ownSeen()
+	s.ownSeen(j)
 	j.SeenProjects[i].Starred = cmd.Starred
 	j.LastActivity = c.Time
 	s.jd().scores.judgeChanged(j.ID, false)
 	if cmd.Starred {
-		c.logf("starred project %s", j.SeenProjects[i].Name)
+		c.logText("starred project ", j.SeenProjects[i].Name)
 	} else {
-		c.logf("unstarred project %s", j.SeenProjects[i].Name)
+		c.logText("unstarred project ", j.SeenProjects[i].Name)
 	}
 	c.changed("judge", j.ID)
 	s.jd().keep(s)
@@ -436,10 +447,10 @@ func (cmd *JudgeNotes) apply(s *State, c *Ctx) (any, error) {
 	if i < 0 {
 		return nil, notFoundf("project not among the judge's judged projects")
 	}
-	j.ownSeen()
+	s.ownSeen(j)
 	j.SeenProjects[i].Notes = cmd.Notes
 	j.LastActivity = c.Time
-	c.logf("edited notes on project %s", j.SeenProjects[i].Name)
+	c.logText("edited notes on project ", j.SeenProjects[i].Name)
 	c.changed("judge", j.ID)
 	s.jd().keep(s)
 	return nil, nil

@@ -185,6 +185,50 @@ func (x *judgingData) sync(s *State) {
 	x.syncedAt = s.Applied
 }
 
+// current reports whether the index matches the state (sync would change nothing).
+func (x *judgingData) current(s *State) bool { return x.valid && x.syncedAt == s.Applied }
+
+// syncLive is sync for a command that reads the index only when it is current, except
+// during a replay while the index has never been built since the restore (docs/behaviour.md#recovery-at-memory-speed):
+// then the index stays empty, the command's upkeep (refresh, hold, release) finds no
+// slot, and the first command that needs the index (a live one, or a replayed
+// assignment) builds it once from the state, as after a restore.
+func (x *judgingData) syncLive(s *State, c *Ctx) {
+	if !c.quiet || x.valid {
+		x.sync(s)
+	}
+}
+
+// judged reports whether j finished project p: from the index when it is current,
+// else from j's seen list.
+func (x *judgingData) judged(s *State, j *Judge, p ID) bool {
+	if x.current(s) {
+		if k, ok := x.slotOf[p]; ok {
+			return x.hasSeen(j, k)
+		}
+	}
+	return j.seenIndex(p) >= 0
+}
+
+// busySkips returns how many of j's skips are busy ones (from the index's cache when it
+// is current).
+func (x *judgingData) busySkips(s *State, j *Judge) int {
+	if len(j.Skipped) == 0 {
+		return 0
+	}
+	if x.current(s) {
+		_, n := x.skipSlotsOf(j)
+		return n
+	}
+	n := 0
+	for _, busy := range j.Skipped {
+		if busy {
+			n++
+		}
+	}
+	return n
+}
+
 // trackOf returns the track a judge judges for ("" for a general judge).
 func (s *State) trackOf(j *Judge) string {
 	if s.IsGeneral(j) {

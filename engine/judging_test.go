@@ -420,3 +420,23 @@ func TestJudgedProjectViewsAndCount(t *testing.T) {
 		t.Fatal("general judge sees a project it did not judge")
 	}
 }
+
+// A ranking that names a project twice is refused, short or long (a long one is
+// checked with a map, a short one by scanning).
+func TestRankTwiceRefused(t *testing.T) {
+	r := newRig(t)
+	r.projects(40)
+	j := r.judges(1, "")[0]
+	r.must(Admin, &ClockUnpause{})
+	var seen []ID
+	for len(seen) < 34 {
+		seen = append(seen, r.next(j).ProjectID)
+		r.must(JudgeActor(j), &JudgeFinish{Judge: j})
+	}
+	for _, n := range []int{3, 34} {
+		ranking := append([]ID{}, seen[:n]...)
+		r.must(JudgeActor(j), &JudgeRank{Judge: j, Ranking: ranking})
+		ranking[n-1] = ranking[0]
+		r.fails(KindInvalid, JudgeActor(j), &JudgeRank{Judge: j, Ranking: ranking})
+	}
+}

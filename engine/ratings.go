@@ -78,15 +78,12 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 			}
 		}
 	}
-	set := make(map[ID]int, n)
-	for i, id := range cmd.Projects {
-		set[id] = i
+	for _, p := range s.Projects { // the projects the fit left out (created since)
+		p.Ratings = ProjectRating{SD: RatingPriorSD}
 	}
-	for _, p := range s.Projects {
-		if i, ok := set[p.ID]; ok {
+	for i, id := range cmd.Projects { // a project listed twice: the last one counts
+		if p, ok := s.Projects[id]; ok {
 			p.Ratings = ProjectRating{Rating: cmd.Rating[i], SD: cmd.SD[i], PTop: cmd.PTop[i], PTop3: cmd.PTop3[i]}
-		} else {
-			p.Ratings = ProjectRating{SD: RatingPriorSD}
 		}
 	}
 	for i, id := range cmd.Judges {
@@ -113,20 +110,31 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 // tie (after a fit they almost never do, and refreshing them after a flood of views is
 // most of this function's cost).
 func (s *State) rankProjects() {
-	list := make([]*Project, 0, len(s.Projects))
+	// Sorted by keys copied out of the projects: a comparison then reads no project
+	// (docs/behaviour.md#recovery-at-memory-speed: a replayed fit ranks 10,000 of them).
+	type key struct {
+		rating float64
+		loc    int
+		p      *Project
+	}
+	keys := make([]key, 0, len(s.Projects))
 	for _, p := range s.Projects {
 		p.Ratings.Rank = 0
 		if p.Active {
-			list = append(list, p)
+			keys = append(keys, key{p.Ratings.Rating, p.Location, p})
 		}
 	}
-	byRating := func(a, b *Project) int { return cmp.Compare(b.Ratings.Rating, a.Ratings.Rating) }
-	slices.SortFunc(list, func(a, b *Project) int {
-		if c := byRating(a, b); c != 0 {
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := cmp.Compare(b.rating, a.rating); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Location, b.Location)
+		return cmp.Compare(a.loc, b.loc)
 	})
+	list := make([]*Project, len(keys))
+	for i := range keys {
+		list[i] = keys[i].p
+	}
+	byRating := func(a, b *Project) int { return cmp.Compare(b.Ratings.Rating, a.Ratings.Rating) }
 	tie := false
 	for i := 1; i < len(list) && !tie; i++ {
 		tie = byRating(list[i-1], list[i]) == 0

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -103,5 +105,159 @@ func TestParseID(t *testing.T) {
 	id, err := ParseID("0123456789abcdef01234567")
 	if err != nil || id.String() != "0123456789abcdef01234567" {
 		t.Fatalf("round trip: %v %v", id, err)
+	}
+}
+
+// A replay after a restore (Engine.Replay: the judging index is not built until a
+// command needs it, docs/behaviour.md#recovery-at-memory-speed) leaves the state the
+// live engine has, and the two then assign alike: the journal after a snapshot holds
+// nexts, finishes, skips, notes, stars, rankings and a fit, in focus and spread mode,
+// with and without groups.
+func TestReplayAfterRestoreMatchesLive(t *testing.T) {
+	for _, mode := range []string{ModeFocus, ModeSpread} {
+		for _, groups := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/groups=%v", mode, groups), func(t *testing.T) {
+				replayAfterRestore(t, mode, groups)
+			})
+		}
+	}
+}
+
+func replayAfterRestore(t *testing.T, mode string, groups bool) {
+	live := New()
+	var journal [][]byte
+	tm, seed := int64(1_700_000_000_000), uint64(0)
+	env := func(actor Actor, cmd Command) *Envelope {
+		tm += 7
+		seed += 0x9e3779b97f4a7c15
+		return &Envelope{Time: tm, Seed: seed, Actor: actor, Cmd: cmd}
+	}
+	apply := func(actor Actor, cmd Command) any {
+		e := env(actor, cmd)
+		res, _, err := live.Apply(e)
+		if err != nil {
+			return err
+		}
+		b, err := e.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		journal = append(journal, b)
+		return res
+	}
+	ps := make([]NewProject, 40)
+	for i := range ps {
+		ps[i] = NewProject{Name: fmt.Sprint("p", i), Description: "d"}
+	}
+	apply(Admin, &CreateProjects{Projects: ps})
+	n, auto, prop := 2, "auto", 0.3
+	opts := &SetOptions{AssignmentMode: &mode}
+	if groups {
+		opts.MultiGroup, opts.NumGroups, opts.SwitchingMode, opts.AutoSwitchProp = &groups, &n, &auto, &prop
+	}
+	apply(Admin, opts)
+	apply(Admin, &ReassignProjects{})
+	var judges []ID
+	for _, cj := range apply(Admin, &CreateJudges{Judges: []NewJudge{{Name: "a", Email: "a@x.org"}, {Name: "b", Email: "b@x.org"},
+		{Name: "c", Email: "c@x.org"}, {Name: "d", Email: "d@x.org"}}, Codes: []string{"11111111", "22222222", "33333333", "44444444"}}).([]CreatedJudge) {
+		judges = append(judges, cj.ID)
+	}
+	apply(Admin, &ClockUnpause{})
+	r := rand.New(rand.NewPCG(21, 22))
+	skips := true
+	step := func(j ID) {
+		apply(JudgeActor(j), &JudgeNext{Judge: j})
+		if skips && r.IntN(4) == 0 {
+			apply(JudgeActor(j), &JudgeSkip{Judge: j, Reason: SkipBusy})
+			return
+		}
+		apply(JudgeActor(j), &JudgeFinish{Judge: j, Notes: "n", Starred: r.IntN(3) == 0})
+		var seen []ID
+		live.Read(func(s *State) {
+			for _, sp := range s.Judges[j].SeenProjects {
+				seen = append(seen, sp.ProjectID)
+			}
+		})
+		if len(seen) == 0 {
+			return
+		}
+		switch r.IntN(4) {
+		case 0:
+			apply(JudgeActor(j), &JudgeNotes{Judge: j, Project: seen[r.IntN(len(seen))], Notes: fmt.Sprint("edit ", r.IntN(100))})
+		case 1:
+			apply(JudgeActor(j), &JudgeStar{Judge: j, Project: seen[r.IntN(len(seen))], Starred: r.IntN(2) == 0})
+		case 2:
+			apply(JudgeActor(j), &JudgeRank{Judge: j, Ranking: seen[:min(3, len(seen))]})
+		}
+	}
+	for i := 0; i < 40; i++ {
+		step(judges[r.IntN(len(judges))])
+	}
+	for _, j := range judges { // busy skips in the snapshot: the next finish drops them
+		apply(JudgeActor(j), &JudgeNext{Judge: j})
+		apply(JudgeActor(j), &JudgeSkip{Judge: j, Reason: SkipBusy})
+	}
+	snap, at, err := live.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := len(journal)
+	var mid [32]byte // the state before the first skip after the snapshot
+	midAt := 0
+	for i := 0; i < 120; i++ {
+		skips = i >= 80 // a skip runs the assignment, which builds the index
+		if i == 80 {
+			mid, midAt = snapshotHash(t, live), len(journal)
+		}
+		step(judges[r.IntN(len(judges))])
+		if i == 50 {
+			fit := &SetRatings{}
+			live.Read(func(s *State) {
+				fit.Version = s.RatingInputsVersion()
+				for _, p := range s.ProjectsByLocation() {
+					fit.Projects = append(fit.Projects, p.ID)
+					fit.Rating = append(fit.Rating, r.NormFloat64())
+					fit.SD, fit.PTop, fit.PTop3 = append(fit.SD, 0.5), append(fit.PTop, 0.01), append(fit.PTop3, 0.05)
+				}
+			})
+			apply(System, fit)
+		}
+	}
+	fresh := New()
+	if err := fresh.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	for i, rec := range journal[after:] {
+		var e Envelope
+		if err := DecodeEnvelope(rec, &e); err != nil {
+			t.Fatalf("decode record %d: %v", i, err)
+		}
+		if err := fresh.Replay(&e); err != nil {
+			t.Fatalf("replay record %d (%s): %v", i, e.Cmd.Kind(), err)
+		}
+		if after+i+1 == midAt && snapshotHash(t, fresh) != mid {
+			t.Fatal("the replayed state differs from the live state before the first skip")
+		}
+	}
+	if fresh.Applied() != at+uint64(len(journal)-after) || snapshotHash(t, live) != snapshotHash(t, fresh) {
+		t.Fatal("the replayed state differs from the live state")
+	}
+	for i := 0; i < 60; i++ { // both go on live: the same assignments
+		j := judges[r.IntN(len(judges))]
+		cmds := []Command{&JudgeNext{Judge: j}, &JudgeFinish{Judge: j, Notes: "m"}}
+		for _, cmd := range cmds {
+			e := env(JudgeActor(j), cmd)
+			a, _, errA := live.Apply(e)
+			if next, ok := cmd.(*JudgeNext); ok {
+				next.Got = nil
+			}
+			b, _, errB := fresh.Apply(e)
+			if (errA == nil) != (errB == nil) || errA == nil && !reflect.DeepEqual(a, b) {
+				t.Fatalf("step %d %s: live %+v %v, replayed %+v %v", i, cmd.Kind(), a, errA, b, errB)
+			}
+		}
+	}
+	if snapshotHash(t, live) != snapshotHash(t, fresh) {
+		t.Fatal("after live commands, the replayed engine's state differs")
 	}
 }

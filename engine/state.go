@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sort"
+	"sync/atomic"
 )
 
 // State is everything Podium knows: judges, projects, flags, options, clock, audit log,
@@ -45,17 +46,18 @@ type State struct {
 	Undo      map[ID]UndoPoint `json:"undo,omitempty"`
 	Keys      []KeptAnswer     `json:"keys,omitempty"`
 
-	codeIndex  map[string]ID // login code -> judge
-	tokenIndex map[string]ID // token hash -> judge
-	tokens     *tokenMirror  // the engine's lock-free copy of tokenIndex (tokens.go); nil in copies
-	locIndex   map[int]ID    // table number -> project
-	maxLoc     int           // highest key of locIndex when maxLocOK (see maxLocation)
-	maxLocOK   bool          // maxLoc is up to date
-	jx         *judgingData  // judging flow's derived data (judging_index.go)
-	publicAt   uint64        // version of the public project listing (see PublicListChangedAt)
-	logBuf     []byte        // scratch for building audit lines (Ctx.logStart)
-	keys       *keyIndex     // finds Keys by judge and key (idempotency.go)
-	conflicted map[ID][]ID   // judge -> projects it has a conflict with (conflicts.go)
+	codeIndex  map[string]ID  // login code -> judge
+	tokenIndex map[string]ID  // token hash -> judge
+	tokens     *tokenMirror   // the engine's lock-free copy of tokenIndex (tokens.go); nil in copies
+	captures   *atomic.Uint64 // the engine's count of captures (Judge.seenOwn); nil in copies
+	locIndex   map[int]ID     // table number -> project
+	maxLoc     int            // highest key of locIndex when maxLocOK (see maxLocation)
+	maxLocOK   bool           // maxLoc is up to date
+	jx         *judgingData   // judging flow's derived data (judging_index.go)
+	publicAt   uint64         // version of the public project listing (see PublicListChangedAt)
+	logBuf     []byte         // scratch for building audit lines (Ctx.logStart)
+	keys       *keyIndex      // finds Keys by judge and key (idempotency.go)
+	conflicted map[ID][]ID    // judge -> projects it has a conflict with (conflicts.go)
 }
 
 // PublicListChangedAt is the public project listing's version: it grows whenever a
@@ -106,6 +108,11 @@ type Judge struct {
 	// last fit (docs/behaviour.md#judges-against-the-consensus).
 	Disagreement float64 `json:"disagreement,omitempty"`
 	Compared     int     `json:"compared,omitempty"`
+
+	// seenOwn is 1 + the engine's capture count when the writer last gave the judge a
+	// private SeenProjects array (State.ownSeen); while no capture followed, the array
+	// is shared with none and may be changed in place. 0: it may be shared.
+	seenOwn uint64
 }
 
 // SeenProject is a project a judge finished, with the judge's notes and star.

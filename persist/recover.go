@@ -1,6 +1,7 @@
 package persist
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -128,11 +129,58 @@ func applyJournal(eng *engine.Engine, recs []journalRecord) (replayed, error) {
 	return r, nil
 }
 
-// replayJournal decodes the journal's records after seq after and applies them to eng.
+// replayBatch is how many decoded records replayJournal's decoder hands on at a time.
+const replayBatch = 512
+
+// errReplayStopped ends the decoder of a replay whose applying failed.
+var errReplayStopped = errors.New("replay stopped")
+
+// replayJournal decodes the journal's records after seq after and applies them to eng:
+// the decoding runs on a goroutine of its own, batches ahead of the applying, so that
+// the two share two cores (docs/behaviour.md#recovery-at-memory-speed). On an error
+// the records before it may have been applied.
 func replayJournal(eng *engine.Engine, j *journal.Journal, after uint64) (replayed, error) {
-	recs, err := decodeJournal(j, after)
-	if err != nil {
-		return replayed{}, err
+	batches := make(chan []journalRecord, 8)
+	stop, decoded := make(chan struct{}), make(chan error, 1)
+	go func() {
+		defer close(batches)
+		batch := make([]journalRecord, 0, replayBatch)
+		send := func() error {
+			select {
+			case batches <- batch:
+				batch = make([]journalRecord, 0, replayBatch)
+				return nil
+			case <-stop:
+				return errReplayStopped
+			}
+		}
+		err := j.Replay(after, func(seq uint64, payload []byte) error {
+			batch = append(batch, journalRecord{seq: seq})
+			if err := engine.DecodeEnvelope(payload, &batch[len(batch)-1].env); err != nil {
+				return fmt.Errorf("journal record %d: decode: %w", seq, err)
+			}
+			if len(batch) < replayBatch {
+				return nil
+			}
+			return send()
+		})
+		if err == nil && len(batch) > 0 {
+			err = send()
+		}
+		decoded <- err
+	}()
+	var r replayed
+	for batch := range batches {
+		b, err := applyJournal(eng, batch)
+		r.records += b.records
+		r.lastTime = max(r.lastTime, b.lastTime)
+		if err != nil {
+			close(stop)
+			for range batches { // the decoder stops at its next batch
+			}
+			<-decoded
+			return r, err
+		}
 	}
-	return applyJournal(eng, recs)
+	return r, <-decoded
 }

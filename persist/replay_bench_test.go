@@ -39,9 +39,14 @@ func TestMain(m *testing.M) {
 }
 
 // recoveryFixture builds the data directory once per test binary, in the system temp
-// dir (TestMain removes it).
+// dir (TestMain removes it), or returns $PODIUM_REPLAY_FIXTURE, a fixture written
+// before by TestWriteRecoveryFixture (the benchmarks only read it: BenchmarkRecover
+// opens a copy), to profile replay without building the fixture each time.
 func recoveryFixture(tb testing.TB) string {
 	tb.Helper()
+	if dir := os.Getenv("PODIUM_REPLAY_FIXTURE"); dir != "" {
+		return dir
+	}
 	recoveryDirOnce.Do(func() {
 		recoveryDir, recoveryDirErr = buildRecoveryDir(filepath.Join(os.TempDir(), fmt.Sprintf("podium-recovery-bench-%d", os.Getpid())))
 	})

@@ -26,6 +26,25 @@ type clusterEntry struct {
 	Member *clusterMember   `json:"m,omitempty"`
 }
 
+// decode decodes an entry as json.Unmarshal does, the envelope with the journal's hand
+// decoder (engine.DecodeEnvelope: docs/behaviour.md#recovery-at-memory-speed).
+func (e *clusterEntry) decode(b []byte) error {
+	var w struct {
+		ReqID  string          `json:"r"`
+		Env    json.RawMessage `json:"e"`
+		Member *clusterMember  `json:"m"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*e = clusterEntry{ReqID: w.ReqID, Member: w.Member}
+	if len(w.Env) > 0 && string(w.Env) != "null" {
+		e.Env = new(engine.Envelope)
+		return engine.DecodeEnvelope(w.Env, e.Env)
+	}
+	return nil
+}
+
 type clusterMember struct {
 	ID      string `json:"id"`
 	HTTPURL string `json:"http_url"`
@@ -64,7 +83,7 @@ func newFSM(core *persist.Core, log zerolog.Logger) *fsm {
 // state and events from the same log.
 func (f *fsm) Apply(l *raft.Log) any {
 	var e clusterEntry
-	if err := json.Unmarshal(l.Data, &e); err != nil {
+	if err := e.decode(l.Data); err != nil {
 		// Cannot happen for entries this code wrote; skip it the same way on every node.
 		f.log.Error().Err(err).Uint64("index", l.Index).Msg("undecodable raft entry skipped")
 		f.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -312,4 +313,28 @@ func listenAuth(t *testing.T, secret []byte, tlsCfg *tls.Config) (*authLayer, ch
 		}
 	}()
 	return l, rejected, accepted
+}
+
+// A raft entry decodes (envelope by the journal's hand decoder) to what
+// json.Unmarshal gives, or fails as it does.
+func TestClusterEntryDecodeMatchesUnmarshal(t *testing.T) {
+	j := engine.ID{1, 2, 3}
+	env := &engine.Envelope{Time: 1_700_000_000_000, Seed: 42, Actor: engine.JudgeActor(j), Cmd: &engine.JudgeFinish{Judge: j, Notes: "ok \"quoted\" é"}}
+	envJSON, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	member, _ := json.Marshal(clusterEntry{Member: &clusterMember{ID: "b", HTTPURL: "http://b"}})
+	full, _ := json.Marshal(clusterEntry{ReqID: "r1", Env: env})
+	for _, b := range []string{string(full), string(member), `{}`, `{"e":null}`, `{"r":"x","e":` + string(envJSON) + `,"z":1}`,
+		`{"e":{"k":"no.such.kind","t":1,"s":2,"a":{},"d":{}}}`, `{"e":`, `{"e":[1]}`, `null`, `{"r":5}`} {
+		var fast, slow clusterEntry
+		errFast, errSlow := fast.decode([]byte(b)), json.Unmarshal([]byte(b), &slow)
+		if (errFast == nil) != (errSlow == nil) {
+			t.Fatalf("%s: decode %v, json.Unmarshal %v", b, errFast, errSlow)
+		}
+		if errFast == nil && !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%s: decode %+v, json.Unmarshal %+v", b, fast, slow)
+		}
+	}
 }
