@@ -10,6 +10,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -95,12 +96,24 @@ func stampServiceWorker(assets map[string]*webAsset) {
 	assets["static/sw.js"] = &webAsset{body: body, gz: gzipped(body), ctype: sw.ctype, etag: `W/"` + hex.EncodeToString(sum[:8]) + `"`}
 }
 
+// webAssets prepares the embedded files once per process (reading, hashing, gzip at
+// best compression: about 25 ms of CPU).
+var webAssets = sync.OnceValue(func() map[string]*webAsset {
+	assets := loadWebAssets()
+	stampServiceWorker(assets)
+	return assets
+})
+
+// PrepareWebAssets starts preparing the embedded web files in the background, so that a
+// binary which calls it before recovering its state has them ready when the routes are
+// built instead of compressing them after recovery (docs/behaviour.md#recovery-at-memory-speed).
+func PrepareWebAssets() { go webAssets() }
+
 // routesWeb registers the embedded web app: the judge app at / and /join with its
 // service worker and manifest, the admin dashboard at /admin, the expo display at /expo
 // and their files under /static/.
 func (s *Server) routesWeb(r fiber.Router) {
-	assets := loadWebAssets()
-	stampServiceWorker(assets)
+	assets := webAssets()
 	page := func(name string) fiber.Handler {
 		a := assets[name]
 		return func(c *fiber.Ctx) error { return sendAsset(c, a, true) }

@@ -279,6 +279,7 @@ func serve(args []string) error {
 		return err
 	}
 	raiseFileLimit(log)
+	transport.PrepareWebAssets() // compressed while the state recovers
 	node, err := openNode(c.server.DataDir, log)
 	if err != nil {
 		return err
