@@ -237,8 +237,8 @@ func DefaultOptions(id ID) Options {
 	}
 }
 
-// DefaultMinViews is min_views of a new event: one view each before focus assignment
-// takes over (README, "Picking the winners", has the simulation behind it).
+// DefaultMinViews is min_views of a new event: no coverage phase, the need's variance
+// term brings the coverage (docs/behaviour.md#resource-details has the simulation behind it).
 const DefaultMinViews = 0
 
 // NewState returns the state of a brand-new server.
