@@ -139,6 +139,7 @@ func TestAssignSteps(t *testing.T) {
 		}, 3, ""},
 		{"4 track judges ignore tracks when judge_tracks is off", []int{1, 2}, func(s *State, ps []*Project, j *Judge) {
 			s.Options.Tracks, s.Options.TrackViews = []string{"AI"}, []int{1}
+			s.Options.MinViews = 1 // views decide: table 1 has none
 			j.Track = "AI"
 			ps[1].Seen = 1
 		}, 1, ""},
@@ -152,6 +153,7 @@ func TestAssignSteps(t *testing.T) {
 		}, 1, ""},
 		{"5 assignment older than twice the timer is not busy", []int{1, 2}, func(s *State, ps []*Project, j *Judge) {
 			s.Options.JudgingTimer = 300
+			s.Options.MinViews = 1
 			hold(addTestJudge(s, 2, ""), ps[0], now-600_001) // stale
 			ps[1].Seen = 1                                   // so table 1 (seen 0) wins on views
 			j.LastLocation = 2

@@ -5,8 +5,10 @@ package engine
 // assignment_goal "podium" (the default) a project's need is p(1−p) for its place in
 // the top focus_top plus the same for the top 3 (p_top and p_top3 of the last
 // journaled ratings), highest for a project whose membership is a coin toss, near 0
-// for a sure winner or a sure loser; with "field" it is the rating's variance, so
-// views go wherever the ranking is least certain. The judge gets
+// for a sure winner or a sure loser, plus coverageWeight × the rating's variance, so
+// that a project nobody has seen yet (sd 1.5) is seen before most others; with
+// "field" it is the rating's variance, so views go wherever the ranking is least
+// certain. The judge gets
 // the candidate with the highest need less focusWalkCost per table walked; ties go to
 // the nearest table, then the command's random stream.
 
@@ -23,19 +25,32 @@ const focusWalkCost = 0.003
 // assignment_goal (focusNeed).
 const legacySpreadWeight = 0.35
 
-// focusNeed is the need of a project with rating r under assignment_goal goal: for
-// "field" the rating's variance alone (every uncertain place in the ranking counts, not
-// only membership of the top); for "podium" the membership uncertainty of the top and
-// the top 3; for "" (an event begun before the goal existed, whose journal must replay
-// to the same assignments) the earlier need, which added legacySpreadWeight × variance.
-func focusNeed(r ProjectRating, goal string) float64 {
-	switch goal {
-	case GoalField:
+// coverageWeight is the variance's weight in the "podium" need (chosen with the
+// simulation with min_views 0, docs/behaviour.md#focus-assignment).
+const coverageWeight = 0.2
+
+// FocusNeedCoverage is State.FocusNeed of an event whose "podium" need carries
+// coverageWeight × variance.
+const FocusNeedCoverage = 1
+
+// focusNeed is the need of a project with rating r under assignment_goal goal and
+// State.FocusNeed rule: for "field" the rating's variance alone (every uncertain place
+// in the ranking counts, not only membership of the top); for "podium" the membership
+// uncertainty of the top and the top 3 plus coverageWeight × variance (rule 0, an event
+// begun before, whose journal must replay to the same assignments: without the
+// variance); for "" (an event begun before the goal existed) the earlier need, which
+// added legacySpreadWeight × variance.
+func focusNeed(r ProjectRating, goal string, rule int) float64 {
+	top := r.PTop*(1-r.PTop) + r.PTop3*(1-r.PTop3)
+	switch {
+	case goal == GoalField:
 		return r.SD * r.SD
-	case "":
-		return r.PTop*(1-r.PTop) + r.PTop3*(1-r.PTop3) + legacySpreadWeight*r.SD*r.SD
+	case goal == "":
+		return top + legacySpreadWeight*r.SD*r.SD
+	case rule >= FocusNeedCoverage:
+		return top + coverageWeight*r.SD*r.SD
 	}
-	return r.PTop*(1-r.PTop) + r.PTop3*(1-r.PTop3)
+	return top
 }
 
 // refreshFocus recomputes the slots' needs and their order, highest first (after a
@@ -50,7 +65,7 @@ func (x *judgingData) refreshFocus() {
 	}
 	x.focus, x.focusOrder, x.focusRun = x.focus[:n], x.focusOrder[:n], x.focusRun[:n]
 	for k, p := range x.proj {
-		x.focus[k] = focusNeed(p.Ratings, x.focusGoal)
+		x.focus[k] = focusNeed(p.Ratings, x.focusGoal, x.focusRule)
 		x.focusOrder[k] = int32(k)
 	}
 	slices.SortFunc(x.focusOrder, func(a, b int32) int {

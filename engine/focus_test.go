@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -198,5 +199,54 @@ func BenchmarkFocusPickEqualNeeds2k(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestFocusNeedOfEarlierEvents: a new event's "podium" need carries coverage (0.2 ×
+// variance); an event whose state predates that (a snapshot without focus_need) keeps
+// the earlier need, so its journal replays to the same assignments, until the organiser
+// sets assignment_goal (docs/behaviour.md#focus-assignment).
+func TestFocusNeedOfEarlierEvents(t *testing.T) {
+	r := ProjectRating{PTop: 0.5, PTop3: 0.1, SD: 1}
+	top := 0.5*0.5 + 0.1*0.9
+	if got := focusNeed(r, GoalPodium, FocusNeedCoverage); got != top+coverageWeight {
+		t.Fatalf("podium need %v, want %v", got, top+coverageWeight)
+	}
+	if got := focusNeed(r, GoalPodium, 0); got != top {
+		t.Fatalf("earlier podium need %v, want %v", got, top)
+	}
+	if got := focusNeed(r, "", FocusNeedCoverage); got != top+legacySpreadWeight {
+		t.Fatalf("need of an event begun before assignment_goal %v, want %v", got, top+legacySpreadWeight)
+	}
+
+	e := New()
+	if e.s.FocusNeed != FocusNeedCoverage || e.s.Options.MinViews != 0 {
+		t.Fatalf("new event: focus_need %d, min_views %d", e.s.FocusNeed, e.s.Options.MinViews)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(snapshot(t, e), &raw); err != nil {
+		t.Fatal(err)
+	}
+	delete(raw, "focus_need")
+	old, _ := json.Marshal(raw)
+	earlier := New()
+	if err := earlier.Restore(old); err != nil {
+		t.Fatal(err)
+	}
+	if earlier.s.FocusNeed != 0 {
+		t.Fatalf("an earlier event's focus_need %d, want 0", earlier.s.FocusNeed)
+	}
+	// Another option leaves it; choosing the goal brings today's need.
+	if _, err := run(t, earlier, 1, &SetOptions{FocusTop: ip(12)}); err != nil {
+		t.Fatal(err)
+	}
+	if earlier.s.FocusNeed != 0 {
+		t.Fatal("focus_top changed the need's rule")
+	}
+	if _, err := run(t, earlier, 2, &SetOptions{AssignmentGoal: sp(GoalPodium)}); err != nil {
+		t.Fatal(err)
+	}
+	if earlier.s.FocusNeed != FocusNeedCoverage {
+		t.Fatalf("after assignment_goal: focus_need %d", earlier.s.FocusNeed)
 	}
 }

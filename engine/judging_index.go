@@ -58,6 +58,7 @@ type judgingData struct {
 	focus      []float64 // per slot: focus need (focus.go)
 	focusOrder []int32   // slots by focus need, highest first
 	focusGoal  string    // assignment_goal the needs were computed for
+	focusRule  int       // and State.FocusNeed
 	focusRun   []int32   // per position in focusOrder: end of its run of equal needs
 	cands      []int32
 	free       []int32
@@ -179,7 +180,7 @@ func (x *judgingData) sync(s *State) {
 	x.sumMark = make([]uint32, len(ps))
 	x.sum = make([]int32, len(ps))
 	x.epoch = 0
-	x.focusGoal = s.Options.AssignmentGoal
+	x.focusGoal, x.focusRule = s.Options.AssignmentGoal, s.FocusNeed
 	x.refreshFocus()
 	x.valid = true
 	x.syncedAt = s.Applied

@@ -349,6 +349,9 @@ func (cmd *SetOptions) apply(s *State, c *Ctx) (any, error) {
 	}
 	old := s.Options
 	s.Options = o
+	if cmd.AssignmentGoal != nil {
+		s.FocusNeed = FocusNeedCoverage // the goal chosen now: today's need
+	}
 	c.logf("options changed: %s", strings.Join(fields, ", "))
 
 	if !slices.Equal(old.GroupNames, o.GroupNames) || old.MultiGroup != o.MultiGroup || old.EventName != o.EventName {

@@ -46,6 +46,12 @@ type State struct {
 	Undo      map[ID]UndoPoint `json:"undo,omitempty"`
 	Keys      []KeptAnswer     `json:"keys,omitempty"`
 
+	// FocusNeed is the rule of focus mode's "podium" need (docs/behaviour.md#focus-assignment):
+	// FocusNeedCoverage for an event begun since the need carries coverage; 0 (absent) for
+	// one begun before, which keeps the earlier need, so its journal replays to the same
+	// assignments, until assignment_goal is set.
+	FocusNeed int `json:"focus_need,omitempty"`
+
 	codeIndex  map[string]ID  // login code -> judge
 	tokenIndex map[string]ID  // token hash -> judge
 	tokens     *tokenMirror   // the engine's lock-free copy of tokenIndex (tokens.go); nil in copies
@@ -239,9 +245,9 @@ func DefaultOptions(id ID) Options {
 	}
 }
 
-// DefaultMinViews is min_views of a new event: one view each before focus assignment
-// takes over (README, "Picking the winners", has the simulation behind it).
-const DefaultMinViews = 1
+// DefaultMinViews is min_views of a new event: no coverage phase, the need's variance
+// term brings the coverage (docs/behaviour.md#resource-details has the simulation behind it).
+const DefaultMinViews = 0
 
 // NewState returns the state of a brand-new server.
 func NewState() *State {
@@ -258,6 +264,7 @@ func NewState() *State {
 	// The options id of a new server is fixed so that two fresh servers agree.
 	s.OptionsID = ID{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}
 	s.Options = DefaultOptions(s.OptionsID)
+	s.FocusNeed = FocusNeedCoverage
 	s.reindex()
 	return s
 }

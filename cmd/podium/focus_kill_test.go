@@ -34,7 +34,7 @@ func TestSIGKILLDuringFocusAssignment(t *testing.T) {
 		tokens[i] = res.Token
 	}
 	p.must("POST", "/api/admin/clock/unpause", nil, "")
-	// Six rounds: every project gets its view (min_views 1), then focus mode decides.
+	// Six rounds of fitted ratings, then focus mode decides (min_views 0: it decides from the first fit).
 	for round := 0; round < 6; round++ {
 		for _, tok := range tokens {
 			p.must("POST", "/api/judge/next", nil, tok)

@@ -105,7 +105,9 @@ var ErrStopped = errors.New("simulate: stopped")
 // event is one simulated event under way.
 type event struct {
 	cfg     Config
-	rnd     *engine.Rand
+	rnd     *engine.Rand // the world: qualities, noises, the first asks' order
+	play    *engine.Rand // who finishes next, and whether it ranks
+	seed    uint64
 	b       Backend
 	stop    <-chan struct{}
 	quality map[engine.ID]float64
@@ -119,7 +121,7 @@ func RunOn(cfg Config, seed uint64, b Backend) (Run, error) { return RunOnUntil(
 // RunOnUntil is RunOn that gives up with ErrStopped once stop is closed (looked at
 // before every finish).
 func RunOnUntil(cfg Config, seed uint64, b Backend, stop <-chan struct{}) (Run, error) {
-	ev := &event{cfg: cfg, rnd: engine.NewRand(seed*0x9e3779b97f4a7c15 + 1), b: b, stop: stop}
+	ev := &event{cfg: cfg, rnd: engine.NewRand(seed*0x9e3779b97f4a7c15 + 1), play: engine.NewRand(seed*0x94d049bb133111eb + 3), seed: seed, b: b, stop: stop}
 	pids, err := b.SetUp(cfg)
 	if err != nil {
 		return Run{}, err
@@ -188,7 +190,7 @@ func (ev *event) judge() error {
 			return ErrStopped
 		default:
 		}
-		i := holding[ev.rnd.Intn(len(holding))]
+		i := holding[ev.play.Intn(len(holding))]
 		if err := ev.finish(i); err != nil {
 			return err
 		}
@@ -208,9 +210,10 @@ func (ev *event) judge() error {
 func (ev *event) finish(i int) error {
 	cfg, j := ev.cfg, ev.judges[i]
 	cur := j.holds
-	y := ev.quality[cur] + j.noise*ev.rnd.Norm()
+	z := ev.look(i, cur)
+	y := ev.quality[cur] + j.noise*z
 	if j.random {
-		y = 1.5 * ev.rnd.Norm() // as spread as what careful judges perceive, unrelated to quality
+		y = 1.5 * z // as spread as what careful judges perceive, unrelated to quality
 	}
 	j.percept[cur] = y
 	j.seen = append(j.seen, cur)
@@ -219,10 +222,18 @@ func (ev *event) finish(i int) error {
 	if err := ev.b.Finish(i, y >= cfg.StarAbove); err != nil {
 		return err
 	}
-	if cfg.RankShare < 1 && ev.rnd.Float64() >= cfg.RankShare {
+	if cfg.RankShare < 1 && ev.play.Float64() >= cfg.RankShare {
 		return nil
 	}
 	return ev.b.Rank(i, j.ranking(cfg.RankTop))
+}
+
+// look is judge i's perception noise z for project p: fixed per (judge, project)
+// whatever the order of the visits, so two runs of the same seed that assign
+// differently still see the same world (their comparison is paired).
+func (ev *event) look(i int, p engine.ID) float64 {
+	r := engine.NewRand(ev.seed*0xbf58476d1ce4e5b9 ^ uint64(i+1)*0x9e3779b97f4a7c15 ^ uint64(ev.loc[p])*0x94d049bb133111eb)
+	return r.Norm()
 }
 
 // next asks for judge i's next project and walks it there (or ends its visits when
