@@ -27,7 +27,10 @@ import (
 // FSM snapshots in Badger). The golden files hold the SHA-256 of every listed response
 // after opening a copy of them (testdata/format-v1/*.golden.json), recorded by that
 // build and recorded again by the build whose ratings model changed (the start's fit
-// then stores other ratings, docs/behaviour.md#the-fit). A later build must open them
+// then stores other ratings, docs/behaviour.md#the-fit); `/api/judge/list` was recorded
+// again when the judges' disagreement became the share of clear-cut pairs against the
+// consensus without them (only `disagreement` and `compared` differed, compared field by
+// field against the build before). A later build must open them
 // to the same state; export columns added since are dropped before comparing
 // (formatAddedColumns). (persist's TestDataDirFromEarlierBuild checks the single node's
 // state digest in-process.)
