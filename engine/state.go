@@ -245,9 +245,10 @@ func DefaultOptions(id ID) Options {
 	}
 }
 
-// DefaultMinViews is min_views of a new event: no coverage phase, the need's variance
-// term brings the coverage (docs/behaviour.md#resource-details has the simulation behind it).
-const DefaultMinViews = 0
+// DefaultMinViews is min_views of a new event: one coverage view per project before
+// focus assignment sharpens the top (docs/behaviour.md#resource-details has the
+// simulation behind it, and what 0 trades).
+const DefaultMinViews = 1
 
 // NewState returns the state of a brand-new server.
 func NewState() *State {

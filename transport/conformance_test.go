@@ -147,7 +147,7 @@ func TestConformanceProjectAndOptionFields(t *testing.T) {
 	var o map[string]json.RawMessage
 	json.Unmarshal(opts, &o)
 	defaults := map[string]string{
-		"judging_timer": "300", "min_views": "0", "clock_sync": "true", "deliberation": "false",
+		"judging_timer": "300", "min_views": "1", "clock_sync": "true", "deliberation": "false",
 		"judge_tracks": "false", "tracks": "[]", "track_views": "[]", "multi_group": "false", "num_groups": "3",
 		"group_sizes": "[30,30,30]", "switching_mode": `"auto"`, "auto_switch_prop": "0.1", "manual_switches": "0",
 		"qr_code": `""`, "track_qr_codes": "{}", "group_names": `["Group 1","Group 2","Group 3"]`,

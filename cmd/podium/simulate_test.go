@@ -17,7 +17,7 @@ func TestSimulateAgainstTheBinary(t *testing.T) {
 		if err != nil {
 			t.Fatalf("podium %v: %v\n%s", args, err, out)
 		}
-		if !strings.Contains(string(out), "| 12/4/5 | focus | 0 |") {
+		if !strings.Contains(string(out), "| 12/4/5 | focus | 1 |") {
 			t.Fatalf("podium %v printed no result row:\n%s", args, out)
 		}
 	}
