@@ -216,35 +216,14 @@ func (r *jsonReader) seenProjects(out *[]SeenProject, hint int) bool {
 	return true
 }
 
-// skipped reads null or an object of id -> bool.
-func (r *jsonReader) skipped(out *map[ID]bool) bool {
+// idMap reads null or an object of id -> value, each value read by val; a repeated id
+// is not the fast path's (encoding/json keeps the last).
+func idMap[V any](r *jsonReader, out *map[ID]V, val func(*V) bool) bool {
 	if r.literal("null") {
 		*out = nil
 		return true
 	}
-	m := map[ID]bool{}
-	*out = m
-	return r.object(func(k []byte) bool {
-		var id ID
-		var v bool
-		if !r.idText(k, &id) || !r.bool(&v) {
-			return false
-		}
-		if _, dup := m[id]; dup {
-			return false
-		}
-		m[id] = v
-		return true
-	})
-}
-
-// undo reads null or the object of undo points by judge id.
-func (r *jsonReader) undo(out *map[ID]UndoPoint) bool {
-	if r.literal("null") {
-		*out = nil
-		return true
-	}
-	m := map[ID]UndoPoint{}
+	m := map[ID]V{}
 	*out = m
 	return r.object(func(k []byte) bool {
 		var id ID
@@ -254,27 +233,38 @@ func (r *jsonReader) undo(out *map[ID]UndoPoint) bool {
 		if _, dup := m[id]; dup {
 			return false
 		}
-		var u UndoPoint
-		var seen fieldSet
-		ok := r.object(func(k []byte) bool {
-			switch string(k) {
-			case "project":
-				return seen.once(0) && r.id(&u.Project)
-			case "time":
-				return seen.once(1) && r.int64(&u.Time)
-			case "general":
-				return seen.once(2) && r.bool(&u.General)
-			case "track":
-				return seen.once(3) && r.text(&u.Track)
-			case "group":
-				return seen.once(4) && r.int(&u.Group)
-			case "group_seen":
-				return seen.once(5) && r.int(&u.GroupSeen)
-			}
-			return false
-		})
-		m[id] = u
+		var v V
+		ok := val(&v)
+		m[id] = v
 		return ok
+	})
+}
+
+// skipped reads null or an object of id -> bool.
+func (r *jsonReader) skipped(out *map[ID]bool) bool { return idMap(r, out, r.bool) }
+
+// undo reads null or the object of undo points by judge id.
+func (r *jsonReader) undo(out *map[ID]UndoPoint) bool { return idMap(r, out, r.undoPoint) }
+
+// undoPoint reads one undo point as encoding/json writes it.
+func (r *jsonReader) undoPoint(u *UndoPoint) bool {
+	var seen fieldSet
+	return r.object(func(k []byte) bool {
+		switch string(k) {
+		case "project":
+			return seen.once(0) && r.id(&u.Project)
+		case "time":
+			return seen.once(1) && r.int64(&u.Time)
+		case "general":
+			return seen.once(2) && r.bool(&u.General)
+		case "track":
+			return seen.once(3) && r.text(&u.Track)
+		case "group":
+			return seen.once(4) && r.int(&u.Group)
+		case "group_seen":
+			return seen.once(5) && r.int(&u.GroupSeen)
+		}
+		return false
 	})
 }
 
