@@ -220,7 +220,7 @@ func TestFocusNeedOfEarlierEvents(t *testing.T) {
 	}
 
 	e := New()
-	if e.s.FocusNeed != FocusNeedCoverage || e.s.Options.MinViews != 0 {
+	if e.s.FocusNeed != FocusNeedCoverage || e.s.Options.MinViews != DefaultMinViews || DefaultMinViews != 1 {
 		t.Fatalf("new event: focus_need %d, min_views %d", e.s.FocusNeed, e.s.Options.MinViews)
 	}
 	var raw map[string]any
