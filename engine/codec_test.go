@@ -249,23 +249,8 @@ func TestReplayRecordedNextGivesIdenticalState(t *testing.T) {
 	for _, mode := range []string{ModeFocus, ModeSpread} {
 		t.Run(mode, func(t *testing.T) {
 			live := New()
-			var journal [][]byte
-			tm, seed := int64(1_700_000_000_000), uint64(0)
-			apply := func(actor Actor, cmd Command) any {
-				tm++
-				seed += 0x9e3779b97f4a7c15
-				env := &Envelope{Time: tm, Seed: seed, Actor: actor, Cmd: cmd}
-				res, _, err := live.Apply(env)
-				if err != nil {
-					return err
-				}
-				b, err := env.AppendJSON(nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				journal = append(journal, b)
-				return res
-			}
+			rec := newRecorder(t, live, 1)
+			apply := rec.apply
 			ps := make([]NewProject, 60)
 			for i := range ps {
 				ps[i] = NewProject{Name: fmt.Sprint("p", i)}
@@ -312,9 +297,9 @@ func TestReplayRecordedNextGivesIdenticalState(t *testing.T) {
 				t.Fatalf("assignments recorded %d, not recorded (group moves) %d: want both", recorded, unrecorded)
 			}
 			fresh := New()
-			for i, rec := range journal {
+			for i, record := range rec.records {
 				var env Envelope
-				if err := DecodeEnvelope(rec, &env); err != nil {
+				if err := DecodeEnvelope(record, &env); err != nil {
 					t.Fatalf("decode record %d: %v", i, err)
 				}
 				if _, _, err := fresh.Apply(&env); err != nil {

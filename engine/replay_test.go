@@ -125,26 +125,8 @@ func TestReplayAfterRestoreMatchesLive(t *testing.T) {
 
 func replayAfterRestore(t *testing.T, mode string, groups bool) {
 	live := New()
-	var journal [][]byte
-	tm, seed := int64(1_700_000_000_000), uint64(0)
-	env := func(actor Actor, cmd Command) *Envelope {
-		tm += 7
-		seed += 0x9e3779b97f4a7c15
-		return &Envelope{Time: tm, Seed: seed, Actor: actor, Cmd: cmd}
-	}
-	apply := func(actor Actor, cmd Command) any {
-		e := env(actor, cmd)
-		res, _, err := live.Apply(e)
-		if err != nil {
-			return err
-		}
-		b, err := e.AppendJSON(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		journal = append(journal, b)
-		return res
-	}
+	rec := newRecorder(t, live, 7)
+	env, apply := rec.env, rec.apply
 	ps := make([]NewProject, 40)
 	for i := range ps {
 		ps[i] = NewProject{Name: fmt.Sprint("p", i), Description: "d"}
@@ -201,13 +183,13 @@ func replayAfterRestore(t *testing.T, mode string, groups bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	after := len(journal)
+	after := len(rec.records)
 	var mid [32]byte // the state before the first skip after the snapshot
 	midAt := 0
 	for i := 0; i < 120; i++ {
 		skips = i >= 80 // a skip runs the assignment, which builds the index
 		if i == 80 {
-			mid, midAt = snapshotHash(t, live), len(journal)
+			mid, midAt = snapshotHash(t, live), len(rec.records)
 		}
 		step(judges[r.IntN(len(judges))])
 		if i == 50 {
@@ -227,9 +209,9 @@ func replayAfterRestore(t *testing.T, mode string, groups bool) {
 	if err := fresh.Restore(snap); err != nil {
 		t.Fatal(err)
 	}
-	for i, rec := range journal[after:] {
+	for i, record := range rec.records[after:] {
 		var e Envelope
-		if err := DecodeEnvelope(rec, &e); err != nil {
+		if err := DecodeEnvelope(record, &e); err != nil {
 			t.Fatalf("decode record %d: %v", i, err)
 		}
 		if err := fresh.Replay(&e); err != nil {
@@ -239,7 +221,7 @@ func replayAfterRestore(t *testing.T, mode string, groups bool) {
 			t.Fatal("the replayed state differs from the live state before the first skip")
 		}
 	}
-	if fresh.Applied() != at+uint64(len(journal)-after) || snapshotHash(t, live) != snapshotHash(t, fresh) {
+	if fresh.Applied() != at+uint64(len(rec.records)-after) || snapshotHash(t, live) != snapshotHash(t, fresh) {
 		t.Fatal("the replayed state differs from the live state")
 	}
 	for i := 0; i < 60; i++ { // both go on live: the same assignments
@@ -260,4 +242,42 @@ func replayAfterRestore(t *testing.T, mode string, groups bool) {
 	if snapshotHash(t, live) != snapshotHash(t, fresh) {
 		t.Fatal("after live commands, the replayed engine's state differs")
 	}
+}
+
+// recorder applies commands to an engine as the writer does, each in an envelope of its
+// own (time advanced by step, a new seed), and keeps the journal record of every command
+// that applied (a refusal is not journaled).
+type recorder struct {
+	t       *testing.T
+	e       *Engine
+	tm      int64
+	step    int64
+	seed    uint64
+	records [][]byte
+}
+
+func newRecorder(t *testing.T, e *Engine, step int64) *recorder {
+	return &recorder{t: t, e: e, tm: 1_700_000_000_000, step: step}
+}
+
+// env returns the next envelope for cmd.
+func (r *recorder) env(actor Actor, cmd Command) *Envelope {
+	r.tm += r.step
+	r.seed += 0x9e3779b97f4a7c15
+	return &Envelope{Time: r.tm, Seed: r.seed, Actor: actor, Cmd: cmd}
+}
+
+// apply applies cmd and journals it; it returns the result, or the refusal.
+func (r *recorder) apply(actor Actor, cmd Command) any {
+	e := r.env(actor, cmd)
+	res, _, err := r.e.Apply(e)
+	if err != nil {
+		return err
+	}
+	b, err := e.AppendJSON(nil)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.records = append(r.records, b)
+	return res
 }
