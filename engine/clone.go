@@ -61,6 +61,10 @@ func (s *State) clone() *State {
 	c.codeIndex, c.tokenIndex, c.locIndex, c.jx, c.tokens, c.captures = nil, nil, nil, nil, nil, nil
 	c.keys, c.conflicted = nil, nil
 	c.maxLocOK = false
+	if c.pendingFit != nil { // the copy gets its projects' ratings (ratings_replay.go)
+		c.rateProjects(c.pendingFit)
+		c.pendingFit = nil
+	}
 	return &c
 }
 

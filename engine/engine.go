@@ -102,6 +102,9 @@ func (e *Engine) apply(env *Envelope, quiet bool) (result any, events []Event, e
 			return nil, nil, err
 		}
 	}
+	if e.s.pendingFit != nil && readsRatings(env.Cmd, quiet) {
+		e.s.flushFit()
+	}
 	res, err := env.Cmd.apply(e.s, c)
 	if err != nil {
 		return nil, nil, err
@@ -154,6 +157,9 @@ func (e *Engine) Snapshot() ([]byte, uint64, error) {
 func (e *Engine) EncodeTo(w io.Writer) (uint64, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	if e.s.pendingFit != nil { // between a replay and Replayed: encode a copy that has it
+		return e.s.Applied, e.s.clone().EncodeTo(w)
+	}
 	return e.s.Applied, e.s.EncodeTo(w)
 }
 

@@ -96,6 +96,7 @@ func (cmd *JudgeNext) apply(s *State, c *Ctx) (any, error) {
 		s.assignTo(j, p, c)
 		res = NextResult{ProjectID: p.ID}
 	} else {
+		s.flushFit() // the assignment reads the ratings (ratings_replay.go)
 		group, had := j.Group, j.Current
 		res = s.nextFor(j, c)
 		cmd.Got = nil

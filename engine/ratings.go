@@ -78,14 +78,6 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 			}
 		}
 	}
-	for _, p := range s.Projects { // the projects the fit left out (created since)
-		p.Ratings = ProjectRating{SD: RatingPriorSD}
-	}
-	for i, id := range cmd.Projects { // a project listed twice: the last one counts
-		if p, ok := s.Projects[id]; ok {
-			p.Ratings = ProjectRating{Rating: cmd.Rating[i], SD: cmd.SD[i], PTop: cmd.PTop[i], PTop3: cmd.PTop3[i]}
-		}
-	}
 	for i, id := range cmd.Judges {
 		if j, ok := s.Judges[id]; ok {
 			j.Reliability = cmd.Reliability[i]
@@ -94,11 +86,11 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 			}
 		}
 	}
-	s.rankProjects()
-	x := s.jd()
-	if x.valid && x.syncedAt == s.Applied {
-		x.refreshFocus()
-		x.keep(s)
+	if c.quiet {
+		// Replaying: the projects' part waits until something reads it (ratings_replay.go).
+		s.pendingFit = cmd
+	} else {
+		s.setProjectRatings(cmd)
 	}
 	c.logf("ratings updated (%d projects, %d judges)", n, len(cmd.Judges))
 	c.changed("ratings")

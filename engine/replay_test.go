@@ -111,19 +111,24 @@ func TestParseID(t *testing.T) {
 // A replay after a restore (Engine.Replay: the judging index is not built until a
 // command needs it, docs/behaviour.md#recovery-at-memory-speed) leaves the state the
 // live engine has, and the two then assign alike: the journal after a snapshot holds
-// nexts, finishes, skips, notes, stars, rankings and a fit, in focus and spread mode,
-// with and without groups.
+// nexts, finishes, skips, notes, stars, rankings and fits (one replaced by the next
+// before anything read it, one read by the skips' assignments), in focus and spread
+// mode, with and without groups.
 func TestReplayAfterRestoreMatchesLive(t *testing.T) {
 	for _, mode := range []string{ModeFocus, ModeSpread} {
 		for _, groups := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/groups=%v", mode, groups), func(t *testing.T) {
-				replayAfterRestore(t, mode, groups)
-			})
+			for _, old := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/groups=%v/old=%v", mode, groups, old), func(t *testing.T) {
+					replayAfterRestore(t, mode, groups, old)
+				})
+			}
 		}
 	}
 }
 
-func replayAfterRestore(t *testing.T, mode string, groups bool) {
+// With old, the nexts replay as from a journal written before they recorded their
+// project (JudgeNext.Got): each runs the assignment again.
+func replayAfterRestore(t *testing.T, mode string, groups, old bool) {
 	live := New()
 	rec := newRecorder(t, live, 7)
 	env, apply := rec.env, rec.apply
@@ -192,14 +197,14 @@ func replayAfterRestore(t *testing.T, mode string, groups bool) {
 			mid, midAt = snapshotHash(t, live), len(rec.records)
 		}
 		step(judges[r.IntN(len(judges))])
-		if i == 50 {
+		if i == 50 || i == 65 || i == 100 { // fits that replace a pending one, and one read by skips
 			fit := &SetRatings{}
 			live.Read(func(s *State) {
 				fit.Version = s.RatingInputsVersion()
 				for _, p := range s.ProjectsByLocation() {
 					fit.Projects = append(fit.Projects, p.ID)
 					fit.Rating = append(fit.Rating, r.NormFloat64())
-					fit.SD, fit.PTop, fit.PTop3 = append(fit.SD, 0.5), append(fit.PTop, 0.01), append(fit.PTop3, 0.05)
+					fit.SD, fit.PTop, fit.PTop3 = append(fit.SD, 0.3+r.Float64()), append(fit.PTop, r.Float64()/2), append(fit.PTop3, r.Float64())
 				}
 			})
 			apply(System, fit)
@@ -214,6 +219,9 @@ func replayAfterRestore(t *testing.T, mode string, groups bool) {
 		if err := DecodeEnvelope(record, &e); err != nil {
 			t.Fatalf("decode record %d: %v", i, err)
 		}
+		if next, ok := e.Cmd.(*JudgeNext); ok && old {
+			next.Got = nil
+		}
 		if err := fresh.Replay(&e); err != nil {
 			t.Fatalf("replay record %d (%s): %v", i, e.Cmd.Kind(), err)
 		}
@@ -221,6 +229,7 @@ func replayAfterRestore(t *testing.T, mode string, groups bool) {
 			t.Fatal("the replayed state differs from the live state before the first skip")
 		}
 	}
+	fresh.Replayed()
 	if fresh.Applied() != at+uint64(len(rec.records)-after) || snapshotHash(t, live) != snapshotHash(t, fresh) {
 		t.Fatal("the replayed state differs from the live state")
 	}

@@ -64,6 +64,7 @@ type State struct {
 	logBuf     []byte         // scratch for building audit lines (Ctx.logStart)
 	keys       *keyIndex      // finds Keys by judge and key (idempotency.go)
 	conflicted map[ID][]ID    // judge -> projects it has a conflict with (conflicts.go)
+	pendingFit *SetRatings    // a replayed fit whose projects' part waits (ratings_replay.go)
 }
 
 // PublicListChangedAt is the public project listing's version: it grows whenever a

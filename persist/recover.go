@@ -56,6 +56,7 @@ func (n *Node) recover() error {
 	if err != nil {
 		return fmt.Errorf("recovery: %w", err)
 	}
+	n.eng.Replayed()
 	if r.lastTime > n.recoveredAt {
 		n.recoveredAt = r.lastTime
 	}
@@ -182,5 +183,6 @@ func replayJournal(eng *engine.Engine, j *journal.Journal, after uint64) (replay
 			return r, err
 		}
 	}
+	eng.Replayed()
 	return r, <-decoded
 }

@@ -1,0 +1,75 @@
+package engine
+
+// A replayed fit's projects' part waits (docs/behaviour.md#recovery-at-memory-speed):
+// a fit result sets the rating of every project and ranks them all, and while the
+// journal replays, the next fit usually replaces all of it before anything has read it.
+// So a replayed SetRatings applies its judges' part at once and leaves its projects'
+// part pending in State.pendingFit; the pending part is applied before any command that
+// may read ratings (Engine.apply asks readsRatings), when a replayed next must run the
+// assignment, in a copy for a snapshot, and at the end of the replay (Engine.Replayed).
+// A later fit replaces a pending one whole: it resets every project it does not list.
+
+// rateProjects sets every project's rating from a fit, or the prior when the fit does
+// not list it (created since), and ranks them.
+func (s *State) rateProjects(cmd *SetRatings) {
+	for _, p := range s.Projects { // the projects the fit left out (created since)
+		p.Ratings = ProjectRating{SD: RatingPriorSD}
+	}
+	for i, id := range cmd.Projects { // a project listed twice: the last one counts
+		if p, ok := s.Projects[id]; ok {
+			p.Ratings = ProjectRating{Rating: cmd.Rating[i], SD: cmd.SD[i], PTop: cmd.PTop[i], PTop3: cmd.PTop3[i]}
+		}
+	}
+	s.rankProjects()
+}
+
+// setProjectRatings applies the projects' part of a fit: the ratings and ranks, then,
+// when the judging index is current, the focus needs.
+func (s *State) setProjectRatings(cmd *SetRatings) {
+	s.rateProjects(cmd)
+	x := s.jd()
+	if x.valid && x.syncedAt == s.Applied {
+		x.refreshFocus()
+		x.keep(s)
+	}
+}
+
+// flushFit applies a pending fit's projects' part, if there is one.
+func (s *State) flushFit() {
+	if cmd := s.pendingFit; cmd != nil {
+		s.pendingFit = nil
+		s.setProjectRatings(cmd)
+	}
+}
+
+// ratingsBlind is a command whose replay reads no project's rating, rank or focus
+// need, so a pending fit may wait across it. JudgeNext is one: a replayed next
+// assigns its recorded project, and flushes the fit itself when it must run the
+// assignment instead.
+type ratingsBlind interface{ readsNoRatings() }
+
+func (*JudgeFinish) readsNoRatings() {}
+func (*JudgeNotes) readsNoRatings()  {}
+func (*JudgeRank) readsNoRatings()   {}
+func (*JudgeStar) readsNoRatings()   {}
+func (*JudgeNext) readsNoRatings()   {}
+func (*SetRatings) readsNoRatings()  {}
+
+// readsRatings reports whether a pending fit must be applied before cmd: always, but
+// for a ratings-blind command that replays.
+func readsRatings(cmd Command, quiet bool) bool {
+	if !quiet {
+		return true
+	}
+	_, blind := cmd.(ratingsBlind)
+	return !blind
+}
+
+// Replayed ends a replay of the journal (docs/behaviour.md#recovery-at-memory-speed):
+// the work the replayed commands left pending is done, so the state is the one
+// applying them live would have left. Recovery calls it once after the last record.
+func (e *Engine) Replayed() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.s.flushFit()
+}
