@@ -26,6 +26,10 @@ type Engine struct {
 	inputs   chan struct{}
 	inputsAt uint64
 	captures atomic.Uint64 // Capture calls (State.ownSeen)
+	ctx      struct {      // the applying command's context (apply)
+		c Ctx
+		r Rand
+	}
 }
 
 // New returns an engine holding a brand-new state.
@@ -85,10 +89,10 @@ func (e *Engine) apply(env *Envelope, quiet bool) (result any, events []Event, e
 	if env.Cmd == nil {
 		return nil, nil, invalidf("empty command")
 	}
-	cr := &struct { // one allocation for the context and its random numbers
-		c Ctx
-		r Rand
-	}{r: Rand{state: env.Seed}}
+	// The context and its random numbers are the engine's, reused by every command (one
+	// applies at a time, and nothing keeps either past its command).
+	cr := &e.ctx
+	cr.r = Rand{state: env.Seed}
 	cr.c = Ctx{Time: env.Time, Rand: &cr.r, Actor: env.Actor, state: e.s, quiet: quiet}
 	c := &cr.c
 	defer func() {

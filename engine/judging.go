@@ -52,8 +52,13 @@ func (s *State) judgeFor(id ID) (*Judge, error) {
 	return j, nil
 }
 
-// seenIndex returns the position of project p in j's seen list, or -1.
+// seenIndex returns the position of project p in j's seen list, or -1. A project the
+// judge's seen filter rules out is not looked for (the writer's only: the filter is
+// built on first use).
 func (j *Judge) seenIndex(p ID) int {
+	if !j.mayHaveSeen(p) {
+		return -1
+	}
 	for i := range j.SeenProjects {
 		if j.SeenProjects[i].ProjectID == p {
 			return i
@@ -296,6 +301,7 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 		ProjectID: p.ID, Starred: cmd.Starred, Notes: cmd.Notes, Name: p.Name,
 		Location: p.Location, Description: p.Description,
 	})
+	j.addSeen(p.ID)
 	j.Seen++
 	general := s.IsGeneral(j)
 	if general {

@@ -92,3 +92,41 @@ func bitSet(bits []uint64, k int32) bool {
 	w := int(k >> 6)
 	return k >= 0 && w < len(bits) && bits[w]&(1<<(k&63)) != 0
 }
+
+// The seen filter: one bit per judge and seen project, out of 128 chosen by a hash of
+// the project's id. A clear bit means the judge has not seen the project, so the most
+// common lookup of a finish (is the project already judged?) skips the scan of the seen
+// list; a set bit may be another project's, and the list is scanned. An element taken
+// out of the list leaves its bit set, which is still correct.
+
+// seenBit returns the word and bit of project p in a seen filter.
+func seenBit(p ID) (int, uint64) {
+	h := (uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 | uint64(p[4])<<32 |
+		uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56) ^
+		(uint64(p[8]) | uint64(p[9])<<8 | uint64(p[10])<<16 | uint64(p[11])<<24)<<21
+	h *= 0x9e3779b97f4a7c15
+	return int(h >> 63), 1 << (h >> 57 & 63)
+}
+
+// mayHaveSeen reports whether p may be among j's seen projects (false: it is not),
+// building the filter on first use.
+func (j *Judge) mayHaveSeen(p ID) bool {
+	if !j.seenBitsOK {
+		j.seenBits = [2]uint64{}
+		for i := range j.SeenProjects {
+			w, b := seenBit(j.SeenProjects[i].ProjectID)
+			j.seenBits[w] |= b
+		}
+		j.seenBitsOK = true
+	}
+	w, b := seenBit(p)
+	return j.seenBits[w]&b != 0
+}
+
+// addSeen records in j's filter, if it is built, a project appended to its seen list.
+func (j *Judge) addSeen(p ID) {
+	if j.seenBitsOK {
+		w, b := seenBit(p)
+		j.seenBits[w] |= b
+	}
+}

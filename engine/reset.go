@@ -116,7 +116,7 @@ func (s *State) clearJudgingData(c *Ctx) {
 		}
 		j.LastLocation = -1
 		j.Seen, j.GroupSeen = 0, 0
-		j.SeenProjects = []SeenProject{}
+		j.SeenProjects, j.seenBitsOK = []SeenProject{}, false
 		j.Skipped = map[ID]bool{}
 		j.Flagged = []ID{}
 		j.Rankings = []ID{}

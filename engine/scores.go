@@ -50,7 +50,9 @@ func (c *scoreCache) init() {
 // judgeChanged marks one judge's contribution stale; bt also marks Crowd-BT stale.
 func (c *scoreCache) judgeChanged(id ID, bt bool) {
 	c.mu.Lock()
-	c.dirty[id] = struct{}{}
+	if !c.all { // else all is redone anyway (after a restore: the whole replay)
+		c.dirty[id] = struct{}{}
+	}
 	c.inputs++
 	if bt {
 		c.btDirty = true

@@ -120,6 +120,9 @@ type Judge struct {
 	// private SeenProjects array (State.ownSeen); while no capture followed, the array
 	// is shared with none and may be changed in place. 0: it may be shared.
 	seenOwn uint64
+	// seenBits is a filter of SeenProjects (judging_seen.go), valid while seenBitsOK.
+	seenBits   [2]uint64
+	seenBitsOK bool
 }
 
 // SeenProject is a project a judge finished, with the judge's notes and star.
