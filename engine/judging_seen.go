@@ -103,7 +103,7 @@ func bitSet(bits []uint64, k int32) bool {
 func seenBit(p ID) (int, uint64) {
 	h := (uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 | uint64(p[4])<<32 |
 		uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56) ^
-		(uint64(p[8]) | uint64(p[9])<<8 | uint64(p[10])<<16 | uint64(p[11])<<24)<<21
+		(uint64(p[8])|uint64(p[9])<<8|uint64(p[10])<<16|uint64(p[11])<<24)<<21
 	h *= 0x9e3779b97f4a7c15
 	return int(h >> 63), 1 << (h >> 57 & 63)
 }
