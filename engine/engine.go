@@ -175,6 +175,10 @@ func (e *Engine) Restore(b []byte) error {
 	}
 	s.tokens, s.captures = &e.tokens, &e.captures // reindex fills tokens
 	s.reindex()
+	gen := 1 + e.captures.Load() // the decoded seen lists are the state's own (State.ownSeen)
+	for _, j := range s.Judges {
+		j.seenOwn = gen
+	}
 	e.mu.Lock()
 	e.s = s
 	e.noteInputs(true)
