@@ -52,7 +52,9 @@ func (n *Node) recover() error {
 	if decodeErr != nil {
 		return fmt.Errorf("recovery: %w", decodeErr)
 	}
+	release := holdGC()
 	r, err := applyJournal(n.eng, recs)
+	release()
 	if err != nil {
 		return fmt.Errorf("recovery: %w", err)
 	}
@@ -141,6 +143,7 @@ var errReplayStopped = errors.New("replay stopped")
 // the two share two cores (docs/behaviour.md#recovery-at-memory-speed). On an error
 // the records before it may have been applied.
 func replayJournal(eng *engine.Engine, j *journal.Journal, after uint64) (replayed, error) {
+	defer holdGC()()
 	batches := make(chan []journalRecord, 8)
 	stop, decoded := make(chan struct{}), make(chan error, 1)
 	go func() {
