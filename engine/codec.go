@@ -4,9 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
-	"strconv"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // Hand-written journal decoding, the reverse of wire.go: recovery replays tens of
@@ -375,76 +373,6 @@ func (r *jsonReader) bool(v *bool) bool {
 		return false
 	}
 	return true
-}
-
-// number returns the next JSON number token (the grammar of RFC 8259), never empty: the
-// callers parse it through unsafe.String (strconv keeps no reference to its input).
-func (r *jsonReader) number() ([]byte, bool) {
-	r.ws()
-	b, i := r.b, r.i
-	digits := func() bool {
-		s := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i > s
-	}
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	if i < len(b) && b[i] == '0' {
-		i++
-	} else if !digits() {
-		return nil, false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return nil, false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return nil, false
-		}
-	}
-	tok := b[r.i:i]
-	r.i = i
-	return tok, true
-}
-
-func (r *jsonReader) int64(v *int64) bool {
-	tok, ok := r.number()
-	if !ok {
-		return false
-	}
-	n, err := strconv.ParseInt(unsafe.String(&tok[0], len(tok)), 10, 64)
-	*v = n
-	return err == nil
-}
-
-func (r *jsonReader) uint64(v *uint64) bool {
-	tok, ok := r.number()
-	if !ok {
-		return false
-	}
-	n, err := strconv.ParseUint(unsafe.String(&tok[0], len(tok)), 10, 64)
-	*v = n
-	return err == nil
-}
-
-func (r *jsonReader) float(v *float64) bool {
-	tok, ok := r.number()
-	if !ok {
-		return false
-	}
-	f, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 64)
-	*v = f
-	return err == nil
 }
 
 // skipValue returns the bytes of the next value (checked by whoever decodes them):

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -29,6 +30,9 @@ func codecEnvelopes(r *rand.Rand, n int) []*Envelope {
 		out := make([]float64, k)
 		for i := range out {
 			out[i] = r.NormFloat64() * []float64{1, 1e-9, 1e12}[r.IntN(3)]
+			if r.IntN(2) == 0 { // rounded to 6 decimals, as the fitter writes them
+				out[i] = math.Round(out[i]*1e6) / 1e6
+			}
 		}
 		return out
 	}

@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// floatMatchesJSON fails unless the hand decoder's float reads s (the whole of it) as
+// encoding/json does, bit for bit, or both refuse it.
+func floatMatchesJSON(t *testing.T, s string) {
+	t.Helper()
+	var want float64
+	errJSON := json.Unmarshal([]byte(s), &want)
+	var got float64
+	r := &jsonReader{b: []byte(s)}
+	ok := r.float(&got) && r.end()
+	if ok != (errJSON == nil) || ok && math.Float64bits(got) != math.Float64bits(want) {
+		t.Fatalf("%q: float %v (%v), encoding/json %v (%v)", s, got, ok, want, errJSON)
+	}
+}
+
+// The journal's numbers decode bit for bit as encoding/json decodes them: the fit's
+// 6-decimal values (the fast path), full-precision shortest forms, exponents, zeros,
+// and the limits of the fast path on either side.
+func TestFloatMatchesUnmarshal(t *testing.T) {
+	for _, s := range []string{"0", "-0", "0.0", "-0.0", "1", "-1", "0.5", "1e22", "1e23", "9007199254740992",
+		"9007199254740993", "9007199254740992e22", "9007199254740993e-22", "1e-22", "1e-23", "123456789012345678",
+		"1234567890123456789", "12345678901234567890", "0.1234567890123456789", "1.7976931348623157e308", "1e309",
+		"4.9e-324", "1e-400", "1E5", "1e+05", "1e-07", "2.5E-3", "0.000001", "00", "01", "-", "1.", ".5", "1e",
+		"1e+", "+1", "1x", " 1", "1 ", "0.30000000000000004", "1e00000000000000000000000001", "-1e-0000000000000000000003"} {
+		floatMatchesJSON(t, s)
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	round6 := func(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+	for i := 0; i < 200000; i++ {
+		v := r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))
+		var s []byte
+		switch i % 4 {
+		case 0: // what the fitter writes
+			s, _ = json.Marshal(round6(v))
+		case 1: // shortest form, as encoding/json writes any float64
+			s, _ = json.Marshal(v)
+		case 2: // a decimal of up to 17 digits, in any notation
+			s = strconv.AppendFloat(nil, v, "efg"[r.IntN(3)], r.IntN(18), 64)
+		case 3: // an integer of up to 20 digits, maybe with a decimal exponent
+			s = strconv.AppendUint(nil, r.Uint64()>>r.IntN(64), 10)
+			if r.IntN(2) == 0 {
+				s = strconv.AppendInt(append(s, 'e'), int64(r.IntN(60)-30), 10)
+			}
+		}
+		floatMatchesJSON(t, string(s))
+	}
+}
+
+// FuzzFloat: any input is read as encoding/json reads a number, or refused as it is.
+//
+//	go test ./engine -run '^$' -fuzz FuzzFloat -fuzztime 30s -parallel 1
+func FuzzFloat(f *testing.F) {
+	for _, s := range []string{"0", "-0.5", "1.234567", "0.000001", "1e22", "9007199254740993", "1e-07", "12345678901234567890", "1.5E+300"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { floatMatchesJSON(t, s) })
+}
