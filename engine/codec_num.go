@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math"
+	"math/bits"
 	"strconv"
 	"unsafe"
 )
@@ -10,64 +12,50 @@ import (
 // decimals by the fitter. float reads such a number in one pass and converts it
 // exactly without strconv (docs/behaviour.md#recovery-at-memory-speed).
 
-// number returns the next JSON number token (the grammar of RFC 8259), never empty: the
-// callers parse it through unsafe.String (strconv keeps no reference to its input).
-func (r *jsonReader) number() ([]byte, bool) {
-	r.ws()
-	b, i := r.b, r.i
-	digits := func() bool {
-		s := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i > s
+// uint reads an integer's digits (no sign, fraction or exponent, as strconv.ParseUint
+// takes them) in one pass, reporting false for anything else or above max.
+func (r *jsonReader) uint(max uint64) (uint64, bool) {
+	b, s := r.b, r.i
+	i, m := s, uint64(0)
+	for ; i < len(b) && b[i]-'0' <= 9 && i-s < 19; i++ { // below 10^19: no overflow
+		m = m*10 + uint64(b[i]-'0')
 	}
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	if i < len(b) && b[i] == '0' {
-		i++
-	} else if !digits() {
-		return nil, false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return nil, false
+	if i < len(b) && b[i]-'0' <= 9 { // a 20th digit
+		hi, lo := bits.Mul64(m, 10)
+		var carry uint64
+		m, carry = bits.Add64(lo, uint64(b[i]-'0'), 0)
+		if i++; hi|carry != 0 || i < len(b) && b[i]-'0' <= 9 {
+			return 0, false // beyond 2^64 - 1
 		}
 	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return nil, false
-		}
+	if i == s || i-s > 1 && b[s] == '0' || m > max || i < len(b) && (b[i] == '.' || b[i]|0x20 == 'e') {
+		return 0, false // no digits, a leading zero, out of range, or not an integer
 	}
-	tok := b[r.i:i]
 	r.i = i
-	return tok, true
+	return m, true
 }
 
 func (r *jsonReader) int64(v *int64) bool {
-	tok, ok := r.number()
-	if !ok {
-		return false
+	r.ws()
+	max := uint64(math.MaxInt64)
+	neg := r.i < len(r.b) && r.b[r.i] == '-'
+	if neg {
+		r.i++
+		max++ // -2^63
 	}
-	n, err := strconv.ParseInt(unsafe.String(&tok[0], len(tok)), 10, 64)
-	*v = n
-	return err == nil
+	m, ok := r.uint(max)
+	if neg {
+		m = -m
+	}
+	*v = int64(m)
+	return ok
 }
 
 func (r *jsonReader) uint64(v *uint64) bool {
-	tok, ok := r.number()
-	if !ok {
-		return false
-	}
-	n, err := strconv.ParseUint(unsafe.String(&tok[0], len(tok)), 10, 64)
-	*v = n
-	return err == nil
+	r.ws()
+	m, ok := r.uint(math.MaxUint64)
+	*v = m
+	return ok
 }
 
 // exactPow10 are the powers of ten a float64 holds exactly.

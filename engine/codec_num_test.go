@@ -55,12 +55,79 @@ func TestFloatMatchesUnmarshal(t *testing.T) {
 	}
 }
 
-// FuzzFloat: any input is read as encoding/json reads a number, or refused as it is.
+// FuzzNumbers: any input is read as encoding/json reads a number (float64, int64,
+// uint64) or refused as it is, and as an id as ParseID reads it.
 //
-//	go test ./engine -run '^$' -fuzz FuzzFloat -fuzztime 30s -parallel 1
-func FuzzFloat(f *testing.F) {
-	for _, s := range []string{"0", "-0.5", "1.234567", "0.000001", "1e22", "9007199254740993", "1e-07", "12345678901234567890", "1.5E+300"} {
+//	go test ./engine -run '^$' -fuzz FuzzNumbers -fuzztime 30s -parallel 1
+func FuzzNumbers(f *testing.F) {
+	for _, s := range []string{"0", "-0.5", "1.234567", "0.000001", "1e22", "9007199254740993", "1e-07", "12345678901234567890",
+		"1.5E+300", "-9223372036854775808", "0102030405060708090a0b0c"} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) { floatMatchesJSON(t, s) })
+	f.Fuzz(func(t *testing.T, s string) {
+		floatMatchesJSON(t, s)
+		intsMatchJSON(t, s)
+		want, err := ParseID(s)
+		var got ID
+		if ok := idFromHex([]byte(s), &got); ok != (err == nil) || ok && got != want {
+			t.Fatalf("%q: idFromHex %v %v, ParseID %v %v", s, got, ok, want, err)
+		}
+	})
+}
+
+// intsMatchJSON fails unless int64 and uint64 read s (the whole of it) as encoding/json
+// does, or refuse it as it does.
+func intsMatchJSON(t *testing.T, s string) {
+	t.Helper()
+	var wantI int64
+	var wantU uint64
+	errI, errU := json.Unmarshal([]byte(s), &wantI), json.Unmarshal([]byte(s), &wantU)
+	var gotI int64
+	var gotU uint64
+	ri, ru := &jsonReader{b: []byte(s)}, &jsonReader{b: []byte(s)}
+	okI, okU := ri.int64(&gotI) && ri.end(), ru.uint64(&gotU) && ru.end()
+	if okI != (errI == nil) || okI && gotI != wantI || okU != (errU == nil) || okU && gotU != wantU {
+		t.Fatalf("%q: int64 %d (%v), uint64 %d (%v); encoding/json %d (%v), %d (%v)", s, gotI, okI, gotU, okU, wantI, errI, wantU, errU)
+	}
+}
+
+// Integers (an envelope's time and seed, a fit's counts) read as encoding/json reads
+// them into int64 and uint64, at and beyond their limits too.
+func TestIntegersMatchUnmarshal(t *testing.T) {
+	cases := []string{"0", "-0", "7", "-7", "01", "-01", "1.0", "1e3", "1E3", "-", "", "+1", " 12", "12 ", "1x",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+		"18446744073709551615", "18446744073709551616", "99999999999999999999", "000000000000000000000001"}
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := 0; i < 20000; i++ {
+		u := r.Uint64() >> r.IntN(64)
+		cases = append(cases, strconv.FormatUint(u, 10), strconv.FormatInt(-int64(u), 10))
+	}
+	for _, s := range cases {
+		intsMatchJSON(t, s)
+	}
+}
+
+// idFromHex, 8 digits at a time, takes exactly what ParseID takes: every byte value at
+// every position of an id.
+func TestIDFromHexMatchesParseID(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for n := 0; n < 20; n++ {
+		good := []byte(randID(r).String())
+		for p := range good {
+			for c := 0; c < 256; c++ {
+				s := append([]byte(nil), good...)
+				s[p] = byte(c)
+				want, err := ParseID(string(s))
+				var got ID
+				if ok := idFromHex(s, &got); ok != (err == nil) || ok && got != want {
+					t.Fatalf("%q: idFromHex %v %v, ParseID %v %v", s, got, ok, want, err)
+				}
+			}
+		}
+	}
+	for _, s := range []string{"", "0102030405060708090a0b0", "0102030405060708090a0b0c0"} {
+		if idFromHex([]byte(s), new(ID)) {
+			t.Fatalf("%q read as an id", s)
+		}
+	}
 }

@@ -218,7 +218,7 @@ func BenchmarkDecodeEnvelope(b *testing.B) {
 	for i := 0; i < 10000; i++ {
 		fit.Projects = append(fit.Projects, randID(r))
 		for _, l := range []*[]float64{&fit.Rating, &fit.SD, &fit.PTop, &fit.PTop3} {
-			*l = append(*l, r.Float64())
+			*l = append(*l, math.Round(r.Float64()*1e6)/1e6) // as the fitter rounds them
 		}
 	}
 	ratings, _ := (&Envelope{Actor: System, Cmd: fit}).AppendJSON(nil)
