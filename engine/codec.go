@@ -46,6 +46,11 @@ func decodeEnvelopeFast(b []byte, e *Envelope) bool {
 	if !ok {
 		return false // the slow path names the unknown kind
 	}
+	at := r.i
+	if r.laidOut(e, mk) {
+		return true
+	}
+	*e, r.i = Envelope{}, at
 	var seen uint8
 	for r.byte(',') {
 		key, ok := r.key()
@@ -75,6 +80,39 @@ func decodeEnvelopeFast(b []byte, e *Envelope) bool {
 		seen |= bit
 	}
 	return seen&8 != 0 && r.byte('}') && r.end()
+}
+
+// laidOut reads the rest of an envelope laid out as AppendJSON and MarshalJSON write it
+// ("t", "s", "a" with "k" and "j", "d", then "i" if any; no whitespace), matching the
+// keys and punctuation as one literal each instead of reading them; false for any
+// other layout (decodeEnvelopeFast then reads the keys).
+func (r *jsonReader) laidOut(e *Envelope, mk func() Command) bool {
+	if !r.lit(`,"t":`) || !r.int64(&e.Time) || !r.lit(`,"s":`) || !r.uint64(&e.Seed) || !r.lit(`,"a":{"k":`) {
+		return false
+	}
+	kind, ok := r.rawString()
+	if !ok || !r.lit(`,"j":`) || !r.id(&e.Actor.Judge) || !r.lit(`},"d":`) {
+		return false
+	}
+	e.Actor.Kind = actorKind(kind)
+	if e.Cmd, ok = r.command(mk); !ok {
+		return false
+	}
+	if r.lit(`,"i":`) {
+		if e.Keyed, ok = r.keyed(); !ok {
+			return false
+		}
+	}
+	return r.lit("}") && r.end()
+}
+
+// lit consumes s if the bytes at r.i are s.
+func (r *jsonReader) lit(s string) bool {
+	if len(r.b)-r.i >= len(s) && string(r.b[r.i:r.i+len(s)]) == s {
+		r.i += len(s)
+		return true
+	}
+	return false
 }
 
 // command decodes a command of the kind mk makes, by hand when it has a decoder.
@@ -117,16 +155,7 @@ func (r *jsonReader) actor(a *Actor) bool {
 		case string(key) == "k" && seen&1 == 0:
 			seen |= 1
 			s, ok := r.rawString()
-			switch string(s) { // the known kinds without a copy
-			case string(ActorJudge):
-				a.Kind = ActorJudge
-			case string(ActorAdmin):
-				a.Kind = ActorAdmin
-			case string(ActorSystem):
-				a.Kind = ActorSystem
-			default:
-				a.Kind = ActorKind(s)
-			}
+			a.Kind = actorKind(s)
 			return ok
 		case string(key) == "j" && seen&2 == 0:
 			seen |= 2
@@ -134,6 +163,19 @@ func (r *jsonReader) actor(a *Actor) bool {
 		}
 		return false
 	})
+}
+
+// actorKind is the actor kind s, the known kinds without a copy.
+func actorKind(s []byte) ActorKind {
+	switch string(s) {
+	case string(ActorJudge):
+		return ActorJudge
+	case string(ActorAdmin):
+		return ActorAdmin
+	case string(ActorSystem):
+		return ActorSystem
+	}
+	return ActorKind(s)
 }
 
 // jsonReader reads JSON from b by hand. Every method reports false (and the caller
@@ -278,10 +320,16 @@ func (r *jsonReader) object(field func(key []byte) bool) bool {
 	}
 }
 
-// id reads an id string (24 lowercase hex digits, as ParseID).
+// id reads an id string (24 lowercase hex digits, as ParseID): a quote, the digits and
+// a quote (no hex digit is a byte that ends a string or needs a closer look).
 func (r *jsonReader) id(id *ID) bool {
-	s, ok := r.rawString()
-	return ok && idFromHex(s, id)
+	r.ws()
+	b, i := r.b, r.i
+	if len(b)-i < 2*len(id)+2 || b[i] != '"' || b[i+2*len(id)+1] != '"' || !idFromHex(b[i+1:i+2*len(id)+1], id) {
+		return false
+	}
+	r.i = i + 2*len(id) + 2
+	return true
 }
 
 // idFromHex parses 24 lowercase hex digits, as ParseID, 8 digits at a time

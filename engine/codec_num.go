@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"strconv"
@@ -12,24 +13,61 @@ import (
 // decimals by the fitter. float reads such a number in one pass and converts it
 // exactly without strconv (docs/behaviour.md#recovery-at-memory-speed).
 
+// digits reads the run of decimal digits at b[i:], 8 at a time, and returns where it
+// ends and its value modulo 2^64 (exact up to 19 digits).
+func digits(b []byte, i int) (int, uint64) {
+	var m uint64
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:]) - 0x3030303030303030
+		// A byte that is not a digit is above 9 now (or borrowed from, if below '0':
+		// the borrow only reaches the bytes after it, which are not used).
+		n := bits.TrailingZeros64((x+0x7676767676767676|x)&0x8080808080808080) >> 3
+		if n == 0 {
+			return i, m
+		}
+		m = m*pow10u[n] + digits8(x<<(64-8*n)) // the n digits last, after 8-n zeros
+		if n < 8 {
+			return i + n, m
+		}
+	}
+	for ; i < len(b) && b[i]-'0' <= 9; i++ {
+		m = m*10 + uint64(b[i]-'0')
+	}
+	return i, m
+}
+
+// digits8 is the value of 8 digits, each byte of x a digit's value, the first digit in
+// the low byte (the pairs, then the quadruples, then the eight, by multiplications).
+func digits8(x uint64) uint64 {
+	x = x*10 + x>>8
+	x = (x&0x000000ff000000ff*(100+1000000<<32) + x>>16&0x000000ff000000ff*(1+10000<<32)) >> 32
+	return x
+}
+
+// pow10u[n] is 10^n.
+var pow10u = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+	1e17, 1e18, 1e19}
+
 // uint reads an integer's digits (no sign, fraction or exponent, as strconv.ParseUint
 // takes them) in one pass, reporting false for anything else or above max.
 func (r *jsonReader) uint(max uint64) (uint64, bool) {
 	b, s := r.b, r.i
-	i, m := s, uint64(0)
-	for ; i < len(b) && b[i]-'0' <= 9 && i-s < 19; i++ { // below 10^19: no overflow
-		m = m*10 + uint64(b[i]-'0')
+	i, m := digits(b, s)
+	n := i - s
+	if n == 0 || n > 20 || n > 1 && b[s] == '0' {
+		return 0, false // no digits, above 2^64 - 1, or a leading zero
 	}
-	if i < len(b) && b[i]-'0' <= 9 { // a 20th digit
-		hi, lo := bits.Mul64(m, 10)
+	if n == 20 { // above 2^64 - 1 or not: 19 digits times 10 plus the last
+		_, m19 := digits(b[:s+19], s)
+		hi, lo := bits.Mul64(m19, 10)
 		var carry uint64
-		m, carry = bits.Add64(lo, uint64(b[i]-'0'), 0)
-		if i++; hi|carry != 0 || i < len(b) && b[i]-'0' <= 9 {
-			return 0, false // beyond 2^64 - 1
+		m, carry = bits.Add64(lo, uint64(b[s+19]-'0'), 0)
+		if hi|carry != 0 {
+			return 0, false
 		}
 	}
-	if i == s || i-s > 1 && b[s] == '0' || m > max || i < len(b) && (b[i] == '.' || b[i]|0x20 == 'e') {
-		return 0, false // no digits, a leading zero, out of range, or not an integer
+	if m > max || i < len(b) && (b[i] == '.' || b[i]|0x20 == 'e') {
+		return 0, false // out of range, or not an integer
 	}
 	r.i = i
 	return m, true
@@ -75,24 +113,22 @@ func (r *jsonReader) float(v *float64) bool {
 	if neg {
 		i++
 	}
-	var m uint64
 	s := i
-	for ; i < len(b) && b[i]-'0' <= 9; i++ {
-		m = m*10 + uint64(b[i]-'0')
-	}
+	i, m := digits(b, i)
 	nd := i - s // digits in m (it wraps beyond 19; then strconv reads the token)
 	if nd == 0 || nd > 1 && b[s] == '0' {
 		return false // no digits, or a leading zero: not a JSON number
 	}
 	e := 0
 	if i < len(b) && b[i] == '.' {
-		i++
-		s = i
-		for ; i < len(b) && b[i]-'0' <= 9; i++ {
-			m = m*10 + uint64(b[i]-'0')
-		}
+		s = i + 1
+		var f uint64
+		i, f = digits(b, s)
 		if i == s {
 			return false
+		}
+		if i-s <= 19 {
+			m = m*pow10u[i-s] + f
 		}
 		nd, e = nd+i-s, s-i
 	}

@@ -96,7 +96,8 @@ func intsMatchJSON(t *testing.T, s string) {
 func TestIntegersMatchUnmarshal(t *testing.T) {
 	cases := []string{"0", "-0", "7", "-7", "01", "-01", "1.0", "1e3", "1E3", "-", "", "+1", " 12", "12 ", "1x",
 		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
-		"18446744073709551615", "18446744073709551616", "99999999999999999999", "000000000000000000000001"}
+		"18446744073709551615", "18446744073709551616", "99999999999999999999", "000000000000000000000001",
+		"01234567890123456789", "-02232520335897181225", "10000000000000000000", "-10000000000000000000"}
 	r := rand.New(rand.NewPCG(11, 12))
 	for i := 0; i < 20000; i++ {
 		u := r.Uint64() >> r.IntN(64)
@@ -128,6 +129,31 @@ func TestIDFromHexMatchesParseID(t *testing.T) {
 	for _, s := range []string{"", "0102030405060708090a0b0", "0102030405060708090a0b0c0"} {
 		if idFromHex([]byte(s), new(ID)) {
 			t.Fatalf("%q read as an id", s)
+		}
+	}
+}
+
+// digits, 8 bytes at a time, reads every run of digits to its end, whatever byte ends
+// it and however many bytes follow.
+func TestDigitsEveryLength(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for n := 0; n <= 19; n++ {
+		for _, end := range []byte{'/', ':', '.', 'e', ',', ']', '}', ' ', 0, 0x7f, 0x80, 0xb0, 0xff} {
+			for pad := 0; pad <= 9; pad++ {
+				num := make([]byte, n)
+				for i := range num {
+					num[i] = '0' + byte(r.IntN(10))
+				}
+				b := append(append([]byte("x"), num...), end)
+				for range pad {
+					b = append(b, byte(r.IntN(256)))
+				}
+				i, m := digits(b, 1)
+				want, _ := strconv.ParseUint(string(num), 10, 64)
+				if i != 1+n || m != want {
+					t.Fatalf("%q: digits ended at %d with %d, want %d and %d", b, i, m, 1+n, want)
+				}
+			}
 		}
 	}
 }
