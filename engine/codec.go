@@ -119,17 +119,46 @@ func (r *jsonReader) lit(s string) bool {
 func (r *jsonReader) command(mk func() Command) (Command, bool) {
 	start := r.i
 	cmd := mk()
-	if d, ok := cmd.(fastDecoder); ok && r.peek() == '{' {
-		if d.decodeJSON(r) {
+	if r.peek() == '{' {
+		if decoded, known := r.decodeCommand(cmd); decoded {
 			return cmd, true
+		} else if known {
+			r.i, cmd = start, mk()
 		}
-		r.i, cmd = start, mk()
 	}
 	raw, ok := r.skipValue()
 	if !ok || json.Unmarshal(raw, cmd) != nil {
 		return nil, false
 	}
 	return cmd, true
+}
+
+// decodeCommand decodes cmd by its own decoder, if it has one (known). The hot
+// commands are called by their types: a call through the fastDecoder interface makes
+// the reader escape, an allocation per record; the others get a copy of it.
+func (r *jsonReader) decodeCommand(cmd Command) (decoded, known bool) {
+	switch c := cmd.(type) {
+	case *JudgeNext:
+		return c.decodeJSON(r), true
+	case *JudgeFinish:
+		return c.decodeJSON(r), true
+	case *JudgeNotes:
+		return c.decodeJSON(r), true
+	case *JudgeRank:
+		return c.decodeJSON(r), true
+	case *JudgeStar:
+		return c.decodeJSON(r), true
+	case *JudgeSkip:
+		return c.decodeJSON(r), true
+	}
+	d, known := cmd.(fastDecoder)
+	if !known {
+		return false, false
+	}
+	own := *r
+	decoded = d.decodeJSON(&own)
+	r.i = own.i
+	return decoded, true
 }
 
 // keyed decodes an idempotency record (Envelope.Keyed). It is rare next to the
