@@ -416,6 +416,10 @@ func readList[T any](r *jsonReader, out *[]T, capHint int, elem func(*T) bool) b
 			if !elem(&list[len(list)-1]) {
 				return false
 			}
+			if r.i < len(r.b) && r.b[r.i] == ',' { // the journal's layout: no whitespace
+				r.i++
+				continue
+			}
 			if r.byte(']') {
 				break
 			}
