@@ -31,7 +31,8 @@ func DecodeEnvelope(b []byte, e *Envelope) error {
 }
 
 // decodeEnvelopeFast decodes the envelope as wire.go and MarshalJSON write it: "k"
-// first, then "t", "s", "a", "d" and the optional "i" in any order, each once.
+// first, then "t", "s", "a", "d" and the optional "i", in that order (laidOut) or in
+// any order, each once.
 func decodeEnvelopeFast(b []byte, e *Envelope) bool {
 	*e = Envelope{}
 	r := &jsonReader{b: b}
@@ -85,7 +86,8 @@ func decodeEnvelopeFast(b []byte, e *Envelope) bool {
 // laidOut reads the rest of an envelope laid out as AppendJSON and MarshalJSON write it
 // ("t", "s", "a" with "k" and "j", "d", then "i" if any; no whitespace), matching the
 // keys and punctuation as one literal each instead of reading them; false for any
-// other layout (decodeEnvelopeFast then reads the keys).
+// other layout (decodeEnvelopeFast then reads the keys;
+// docs/behaviour.md#recovery-at-memory-speed).
 func (r *jsonReader) laidOut(e *Envelope, mk func() Command) bool {
 	if !r.lit(`,"t":`) || !r.int64(&e.Time) || !r.lit(`,"s":`) || !r.uint64(&e.Seed) || !r.lit(`,"a":{"k":`) {
 		return false
