@@ -113,6 +113,15 @@ func (r *jsonReader) float(v *float64) bool {
 	if neg {
 		i++
 	}
+	if m, n, ok := shortDecimal(b, i); ok {
+		r.i = i + 2 + n
+		f := float64(m) / exactPow10[n]
+		if neg {
+			f = -f
+		}
+		*v = f
+		return true
+	}
 	s := i
 	i, m := digits(b, i)
 	nd := i - s // digits in m (it wraps beyond 19; then strconv reads the token)
@@ -170,4 +179,20 @@ func (r *jsonReader) float(v *float64) bool {
 	}
 	*v = f
 	return true
+}
+
+// shortDecimal reads the shape most of a fit's values have: one digit, a point and 1
+// to 7 more digits ("0.012345", "1.5"), the decimals from 8 bytes at once. It returns
+// the digits as an integer and how many decimals there are; ok is false for any other
+// shape (and when fewer than 8 bytes follow the point), which float reads in full.
+func shortDecimal(b []byte, i int) (m uint64, n int, ok bool) {
+	if i+10 > len(b) || b[i]-'0' > 9 || b[i+1] != '.' {
+		return 0, 0, false
+	}
+	x := binary.LittleEndian.Uint64(b[i+2:]) - 0x3030303030303030
+	n = bits.TrailingZeros64((x+0x7676767676767676|x)&0x8080808080808080) >> 3
+	if n == 0 || n == 8 || b[i+2+n]|0x20 == 'e' {
+		return 0, 0, false // no decimals, maybe more than 8, or an exponent
+	}
+	return uint64(b[i]-'0')*pow10u[n] + digits8(x<<(64-8*n)), n, true
 }

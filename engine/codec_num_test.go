@@ -20,6 +20,13 @@ func floatMatchesJSON(t *testing.T, s string) {
 	if ok != (errJSON == nil) || ok && math.Float64bits(got) != math.Float64bits(want) {
 		t.Fatalf("%q: float %v (%v), encoding/json %v (%v)", s, got, ok, want, errJSON)
 	}
+	// Inside a record, with bytes after it (the shapes read 8 bytes at a time).
+	r = &jsonReader{b: []byte(s + "]0123456789e")}
+	ok = r.float(&got)
+	r.ws()
+	if ok = ok && r.i == len(s); ok != (errJSON == nil) || ok && math.Float64bits(got) != math.Float64bits(want) {
+		t.Fatalf("%q followed by more: float %v (%v, at %d), encoding/json %v (%v)", s, got, ok, r.i, want, errJSON)
+	}
 }
 
 // The journal's numbers decode bit for bit as encoding/json decodes them: the fit's
@@ -30,7 +37,8 @@ func TestFloatMatchesUnmarshal(t *testing.T) {
 		"9007199254740993", "9007199254740992e22", "9007199254740993e-22", "1e-22", "1e-23", "123456789012345678",
 		"1234567890123456789", "12345678901234567890", "0.1234567890123456789", "1.7976931348623157e308", "1e309",
 		"4.9e-324", "1e-400", "1E5", "1e+05", "1e-07", "2.5E-3", "0.000001", "00", "01", "-", "1.", ".5", "1e",
-		"1e+", "+1", "1x", " 1", "1 ", "0.30000000000000004", "1e00000000000000000000000001", "-1e-0000000000000000000003"} {
+		"1e+", "+1", "1x", " 1", "1 ", "0.30000000000000004", "0.1234567", "0.12345678", "-9.9999999", "1.5e3", "1.5E-3",
+		"0.", "0.1.", "0.1e", "-0.000001", "05.5", "1.2345678e", "1e00000000000000000000000001", "-1e-0000000000000000000003"} {
 		floatMatchesJSON(t, s)
 	}
 	r := rand.New(rand.NewPCG(9, 10))
