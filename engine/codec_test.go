@@ -142,6 +142,18 @@ func TestDecodeEnvelopeMutations(t *testing.T) {
 	}
 }
 
+// FuzzDecodeEnvelope: any record decodes as encoding/json decodes it, or fails as it
+// does (seeded with records of every hot kind in the journal's layout).
+//
+//	go test ./engine -run '^$' -fuzz FuzzDecodeEnvelope -fuzztime 30s -parallel 1
+func FuzzDecodeEnvelope(f *testing.F) {
+	for _, env := range codecEnvelopes(rand.New(rand.NewPCG(17, 18)), 27) {
+		b, _ := env.AppendJSON(nil)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { decodeBoth(t, b) })
+}
+
 // codecTestCmd is a command whose hand decoder knows only one of its fields, as an
 // older decoder meets a field added later.
 type codecTestCmd struct {
