@@ -122,9 +122,11 @@ func (r *jsonReader) command(mk func() Command) (Command, bool) {
 	start := r.i
 	cmd := mk()
 	if r.peek() == '{' {
-		if decoded, known := r.decodeCommand(cmd); decoded {
+		decoded, known := r.decodeCommand(cmd)
+		if decoded {
 			return cmd, true
-		} else if known {
+		}
+		if known {
 			r.i, cmd = start, mk()
 		}
 	}

@@ -163,7 +163,7 @@ func (r *jsonReader) float(v *float64) bool {
 	}
 	tok := b[r.i:i]
 	r.i = i
-	if nd > 19 || m > 1<<53 || e < -22 || e > 22 {
+	if nd > 19 || m > 1<<53 || e < -22 || e > 22 { // tok is not empty; strconv keeps no reference to it
 		f, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 64)
 		*v = f
 		return err == nil
