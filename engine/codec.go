@@ -4,9 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
-	"strconv"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // Hand-written journal decoding, the reverse of wire.go: recovery replays tens of
@@ -33,7 +31,8 @@ func DecodeEnvelope(b []byte, e *Envelope) error {
 }
 
 // decodeEnvelopeFast decodes the envelope as wire.go and MarshalJSON write it: "k"
-// first, then "t", "s", "a", "d" and the optional "i" in any order, each once.
+// first, then "t", "s", "a", "d" and the optional "i", in that order (laidOut) or in
+// any order, each once.
 func decodeEnvelopeFast(b []byte, e *Envelope) bool {
 	*e = Envelope{}
 	r := &jsonReader{b: b}
@@ -48,6 +47,11 @@ func decodeEnvelopeFast(b []byte, e *Envelope) bool {
 	if !ok {
 		return false // the slow path names the unknown kind
 	}
+	at := r.i
+	if r.laidOut(e, mk) {
+		return true
+	}
+	*e, r.i = Envelope{}, at
 	var seen uint8
 	for r.byte(',') {
 		key, ok := r.key()
@@ -79,21 +83,86 @@ func decodeEnvelopeFast(b []byte, e *Envelope) bool {
 	return seen&8 != 0 && r.byte('}') && r.end()
 }
 
+// laidOut reads the rest of an envelope laid out as AppendJSON and MarshalJSON write it
+// ("t", "s", "a" with "k" and "j", "d", then "i" if any; no whitespace), matching the
+// keys and punctuation as one literal each instead of reading them; false for any
+// other layout (decodeEnvelopeFast then reads the keys;
+// docs/behaviour.md#recovery-at-memory-speed).
+func (r *jsonReader) laidOut(e *Envelope, mk func() Command) bool {
+	if !r.lit(`,"t":`) || !r.int64(&e.Time) || !r.lit(`,"s":`) || !r.uint64(&e.Seed) || !r.lit(`,"a":{"k":`) {
+		return false
+	}
+	kind, ok := r.rawString()
+	if !ok || !r.lit(`,"j":`) || !r.id(&e.Actor.Judge) || !r.lit(`},"d":`) {
+		return false
+	}
+	e.Actor.Kind = actorKind(kind)
+	if e.Cmd, ok = r.command(mk); !ok {
+		return false
+	}
+	if r.lit(`,"i":`) {
+		if e.Keyed, ok = r.keyed(); !ok {
+			return false
+		}
+	}
+	return r.lit("}") && r.end()
+}
+
+// lit consumes s if the bytes at r.i are s.
+func (r *jsonReader) lit(s string) bool {
+	if len(r.b)-r.i >= len(s) && string(r.b[r.i:r.i+len(s)]) == s {
+		r.i += len(s)
+		return true
+	}
+	return false
+}
+
 // command decodes a command of the kind mk makes, by hand when it has a decoder.
 func (r *jsonReader) command(mk func() Command) (Command, bool) {
 	start := r.i
 	cmd := mk()
-	if d, ok := cmd.(fastDecoder); ok && r.peek() == '{' {
-		if d.decodeJSON(r) {
+	if r.peek() == '{' {
+		decoded, known := r.decodeCommand(cmd)
+		if decoded {
 			return cmd, true
 		}
-		r.i, cmd = start, mk()
+		if known {
+			r.i, cmd = start, mk()
+		}
 	}
 	raw, ok := r.skipValue()
 	if !ok || json.Unmarshal(raw, cmd) != nil {
 		return nil, false
 	}
 	return cmd, true
+}
+
+// decodeCommand decodes cmd by its own decoder, if it has one (known). The hot
+// commands are called by their types: a call through the fastDecoder interface makes
+// the reader escape, an allocation per record; the others get a copy of it.
+func (r *jsonReader) decodeCommand(cmd Command) (decoded, known bool) {
+	switch c := cmd.(type) {
+	case *JudgeNext:
+		return c.decodeJSON(r), true
+	case *JudgeFinish:
+		return c.decodeJSON(r), true
+	case *JudgeNotes:
+		return c.decodeJSON(r), true
+	case *JudgeRank:
+		return c.decodeJSON(r), true
+	case *JudgeStar:
+		return c.decodeJSON(r), true
+	case *JudgeSkip:
+		return c.decodeJSON(r), true
+	}
+	d, known := cmd.(fastDecoder)
+	if !known {
+		return false, false
+	}
+	own := *r
+	decoded = d.decodeJSON(&own)
+	r.i = own.i
+	return decoded, true
 }
 
 // keyed decodes an idempotency record (Envelope.Keyed). It is rare next to the
@@ -119,16 +188,7 @@ func (r *jsonReader) actor(a *Actor) bool {
 		case string(key) == "k" && seen&1 == 0:
 			seen |= 1
 			s, ok := r.rawString()
-			switch string(s) { // the known kinds without a copy
-			case string(ActorJudge):
-				a.Kind = ActorJudge
-			case string(ActorAdmin):
-				a.Kind = ActorAdmin
-			case string(ActorSystem):
-				a.Kind = ActorSystem
-			default:
-				a.Kind = ActorKind(s)
-			}
+			a.Kind = actorKind(s)
 			return ok
 		case string(key) == "j" && seen&2 == 0:
 			seen |= 2
@@ -136,6 +196,19 @@ func (r *jsonReader) actor(a *Actor) bool {
 		}
 		return false
 	})
+}
+
+// actorKind is the actor kind s, the known kinds without a copy.
+func actorKind(s []byte) ActorKind {
+	switch string(s) {
+	case string(ActorJudge):
+		return ActorJudge
+	case string(ActorAdmin):
+		return ActorAdmin
+	case string(ActorSystem):
+		return ActorSystem
+	}
+	return ActorKind(s)
 }
 
 // jsonReader reads JSON from b by hand. Every method reports false (and the caller
@@ -146,10 +219,13 @@ type jsonReader struct {
 }
 
 func (r *jsonReader) ws() {
-	for r.i < len(r.b) && (r.b[r.i] == ' ' || r.b[r.i] == '\n' || r.b[r.i] == '\t' || r.b[r.i] == '\r') {
+	for r.i < len(r.b) && jsonSpace[r.b[r.i]] {
 		r.i++
 	}
 }
+
+// jsonSpace[c]: c is whitespace between JSON tokens.
+var jsonSpace = [256]bool{' ': true, '\n': true, '\t': true, '\r': true}
 
 // peek returns the next byte after whitespace, 0 at the end.
 func (r *jsonReader) peek() byte {
@@ -277,41 +353,54 @@ func (r *jsonReader) object(field func(key []byte) bool) bool {
 	}
 }
 
-// id reads an id string (24 lowercase hex digits, as ParseID).
+// id reads an id string (24 lowercase hex digits, as ParseID): a quote, the digits and
+// a quote (no hex digit is a byte that ends a string or needs a closer look).
 func (r *jsonReader) id(id *ID) bool {
-	s, ok := r.rawString()
-	return ok && idFromHex(s, id)
+	r.ws()
+	b, i := r.b, r.i
+	if len(b)-i < 2*len(id)+2 || b[i] != '"' || b[i+2*len(id)+1] != '"' || !idFromHex(b[i+1:i+2*len(id)+1], id) {
+		return false
+	}
+	r.i = i + 2*len(id) + 2
+	return true
 }
 
-// idFromHex parses 24 lowercase hex digits, as ParseID.
+// idFromHex parses 24 lowercase hex digits, as ParseID, 8 digits at a time
+// (docs/behaviour.md#recovery-at-memory-speed: a fit's record holds 15,000 ids).
 func idFromHex(s []byte, id *ID) bool {
 	if len(s) != 2*len(id) {
 		return false
 	}
 	var v ID
-	bad := byte(0)
-	for i := range v {
-		hi, lo := hexDigit[s[2*i]], hexDigit[s[2*i+1]]
-		bad |= hi | lo
-		v[i] = hi<<4 | lo&15
-	}
-	if bad > 15 {
-		return false
+	for k := 0; k < 3; k++ {
+		w, ok := hex8(binary.LittleEndian.Uint64(s[8*k:]))
+		if !ok {
+			return false
+		}
+		binary.LittleEndian.PutUint32(v[4*k:], w)
 	}
 	*id = v
 	return true
 }
 
-// hexDigit is the value of a lowercase hex digit, 0xff for any other byte.
-var hexDigit = func() (t [256]byte) {
-	for i := range t {
-		t[i] = 0xff
+// hex8 decodes 8 lowercase hex digits, the first in the low byte of w, to 4 bytes (the
+// first in the low byte), reporting false if any byte is not a lowercase hex digit.
+func hex8(w uint64) (uint32, bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// With every byte below 0x80, adding a constant below 0x80 to each carries into no
+	// other byte: the high bit then says whether the byte reached a bound.
+	atLeast := func(lo uint64) uint64 { return (w + (0x80-lo)*ones) & highs }
+	above := func(hi uint64) uint64 { return (w + (0x7f-hi)*ones) & highs }
+	digit := atLeast('0') &^ above('9')
+	letter := atLeast('a') &^ above('f')
+	if w&highs != 0 || digit|letter != highs {
+		return 0, false
 	}
-	for i, c := range "0123456789abcdef" {
-		t[c] = byte(i)
-	}
-	return t
-}()
+	nib := w&(0x0f*ones) + letter>>7*9 // '0'..'9' → 0..9, 'a'..'f' → 1..6 + 9
+	v := (nib<<4 | nib>>8) & 0x00ff00ff00ff00ff
+	v = (v | v>>8) & 0x0000ffff0000ffff
+	return uint32(v | v>>16), true
+}
 
 // readList reads null (nil) or an array whose elements elem reads; an empty array
 // gives an empty, non-nil slice, as encoding/json does.
@@ -330,6 +419,10 @@ func readList[T any](r *jsonReader, out *[]T, capHint int, elem func(*T) bool) b
 			list = append(list, zero) // read in place: a local would escape to elem
 			if !elem(&list[len(list)-1]) {
 				return false
+			}
+			if r.i < len(r.b) && r.b[r.i] == ',' { // the journal's layout: no whitespace
+				r.i++
+				continue
 			}
 			if r.byte(']') {
 				break
@@ -375,76 +468,6 @@ func (r *jsonReader) bool(v *bool) bool {
 		return false
 	}
 	return true
-}
-
-// number returns the next JSON number token (the grammar of RFC 8259), never empty: the
-// callers parse it through unsafe.String (strconv keeps no reference to its input).
-func (r *jsonReader) number() ([]byte, bool) {
-	r.ws()
-	b, i := r.b, r.i
-	digits := func() bool {
-		s := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i > s
-	}
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	if i < len(b) && b[i] == '0' {
-		i++
-	} else if !digits() {
-		return nil, false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return nil, false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return nil, false
-		}
-	}
-	tok := b[r.i:i]
-	r.i = i
-	return tok, true
-}
-
-func (r *jsonReader) int64(v *int64) bool {
-	tok, ok := r.number()
-	if !ok {
-		return false
-	}
-	n, err := strconv.ParseInt(unsafe.String(&tok[0], len(tok)), 10, 64)
-	*v = n
-	return err == nil
-}
-
-func (r *jsonReader) uint64(v *uint64) bool {
-	tok, ok := r.number()
-	if !ok {
-		return false
-	}
-	n, err := strconv.ParseUint(unsafe.String(&tok[0], len(tok)), 10, 64)
-	*v = n
-	return err == nil
-}
-
-func (r *jsonReader) float(v *float64) bool {
-	tok, ok := r.number()
-	if !ok {
-		return false
-	}
-	f, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 64)
-	*v = f
-	return err == nil
 }
 
 // skipValue returns the bytes of the next value (checked by whoever decodes them):

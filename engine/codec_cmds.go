@@ -1,8 +1,10 @@
 package engine
 
 // The hot commands' hand-written decoders (codec.go): the judge's commands and a fit's
-// result, which together are nearly every journal record of an event. Each field may
-// come once, in any order; any other field sends the command to encoding/json.
+// result, which together are nearly every journal record of an event. A judge's
+// command is first matched against the layout the journal writes (its keys in order,
+// each with its punctuation one literal); otherwise each field may come once, in any
+// order, and any other field sends the command to encoding/json.
 
 // fieldSet records which fields a decoder has read.
 type fieldSet uint32
@@ -16,21 +18,37 @@ func (f *fieldSet) once(i uint) bool {
 	return true
 }
 
+// newID reads an id into a new ID at *id.
+func (r *jsonReader) newID(id **ID) bool {
+	*id = new(ID)
+	return r.id(*id)
+}
+
 func (cmd *JudgeNext) decodeJSON(r *jsonReader) bool {
+	at := r.i
+	if r.lit(`{"judge":`) && r.id(&cmd.Judge) && (r.lit("}") || r.lit(`,"got":`) && r.newID(&cmd.Got) && r.lit("}")) {
+		return true
+	}
+	*cmd, r.i = JudgeNext{}, at
 	var seen fieldSet
 	return r.object(func(k []byte) bool {
 		switch string(k) {
 		case "judge":
 			return seen.once(0) && r.id(&cmd.Judge)
 		case "got":
-			cmd.Got = new(ID)
-			return seen.once(1) && r.id(cmd.Got)
+			return seen.once(1) && r.newID(&cmd.Got)
 		}
 		return false
 	})
 }
 
 func (cmd *JudgeFinish) decodeJSON(r *jsonReader) bool {
+	at := r.i
+	if r.lit(`{"judge":`) && r.id(&cmd.Judge) && r.lit(`,"notes":`) && r.text(&cmd.Notes) && r.lit(`,"starred":`) &&
+		r.bool(&cmd.Starred) && (r.lit("}") || r.lit(`,"project":`) && r.id(&cmd.Project) && r.lit("}")) {
+		return true
+	}
+	*cmd, r.i = JudgeFinish{}, at
 	var seen fieldSet
 	return r.object(func(k []byte) bool {
 		switch string(k) {
@@ -48,6 +66,11 @@ func (cmd *JudgeFinish) decodeJSON(r *jsonReader) bool {
 }
 
 func (cmd *JudgeSkip) decodeJSON(r *jsonReader) bool {
+	at := r.i
+	if r.lit(`{"judge":`) && r.id(&cmd.Judge) && r.lit(`,"reason":`) && r.text(&cmd.Reason) && r.lit("}") {
+		return true
+	}
+	*cmd, r.i = JudgeSkip{}, at
 	var seen fieldSet
 	return r.object(func(k []byte) bool {
 		switch string(k) {
@@ -61,6 +84,11 @@ func (cmd *JudgeSkip) decodeJSON(r *jsonReader) bool {
 }
 
 func (cmd *JudgeRank) decodeJSON(r *jsonReader) bool {
+	at := r.i
+	if r.lit(`{"judge":`) && r.id(&cmd.Judge) && r.lit(`,"ranking":`) && r.ids(&cmd.Ranking) && r.lit("}") {
+		return true
+	}
+	*cmd, r.i = JudgeRank{}, at
 	var seen fieldSet
 	return r.object(func(k []byte) bool {
 		switch string(k) {
@@ -74,6 +102,12 @@ func (cmd *JudgeRank) decodeJSON(r *jsonReader) bool {
 }
 
 func (cmd *JudgeStar) decodeJSON(r *jsonReader) bool {
+	at := r.i
+	if r.lit(`{"judge":`) && r.id(&cmd.Judge) && r.lit(`,"project":`) && r.id(&cmd.Project) && r.lit(`,"starred":`) &&
+		r.bool(&cmd.Starred) && r.lit("}") {
+		return true
+	}
+	*cmd, r.i = JudgeStar{}, at
 	var seen fieldSet
 	return r.object(func(k []byte) bool {
 		switch string(k) {
@@ -89,6 +123,12 @@ func (cmd *JudgeStar) decodeJSON(r *jsonReader) bool {
 }
 
 func (cmd *JudgeNotes) decodeJSON(r *jsonReader) bool {
+	at := r.i
+	if r.lit(`{"judge":`) && r.id(&cmd.Judge) && r.lit(`,"project":`) && r.id(&cmd.Project) && r.lit(`,"notes":`) &&
+		r.text(&cmd.Notes) && r.lit("}") {
+		return true
+	}
+	*cmd, r.i = JudgeNotes{}, at
 	var seen fieldSet
 	return r.object(func(k []byte) bool {
 		switch string(k) {
