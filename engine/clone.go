@@ -12,6 +12,7 @@ import (
 // "capture, then persist concurrently").
 // The encode function streams the snapshot to w (see State.EncodeTo).
 func (e *Engine) Capture() (encode func(w io.Writer) error, seq uint64) {
+	e.settled()
 	e.mu.RLock()
 	e.captures.Add(1) // arrays the writer owned are shared from now on (State.ownSeen)
 	c := e.s.clone()
@@ -61,10 +62,6 @@ func (s *State) clone() *State {
 	c.codeIndex, c.tokenIndex, c.locIndex, c.jx, c.tokens, c.captures = nil, nil, nil, nil, nil, nil
 	c.keys, c.conflicted = nil, nil
 	c.maxLocOK = false
-	if c.pendingFit != nil { // the copy gets its projects' ratings (ratings_replay.go)
-		c.rateProjects(c.pendingFit)
-		c.pendingFit = nil
-	}
 	return &c
 }
 

@@ -201,67 +201,115 @@ func appendLogTime(b []byte, ms int64) []byte {
 // logLineBreaks keeps user input from splitting an audit entry into forged lines.
 var logLineBreaks = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "\u2028", " ", "\u2029", " ")
 
-// logf appends an audit log line "<time> [ACTOR] message" and emits it to admins. It
-// runs for most commands on the writer, so the line is built in one reused buffer.
+// logf appends an audit log line "<time> [ACTOR] message" and emits it to admins.
 func (c *Ctx) logf(format string, a ...any) {
-	c.logEnd(fmt.Appendf(c.logStart(), format, a...))
+	e := c.logEntry()
+	e.parts[0], e.n = fmt.Sprintf(format, a...), 1
+	c.log(&e)
 }
 
 // logText is logf for a line of plain parts, without fmt (the judge's edits write one
 // each).
 func (c *Ctx) logText(parts ...string) {
-	b := c.logStart()
-	for _, p := range parts {
-		b = append(b, p...)
+	e := c.logEntry()
+	if len(parts) > len(e.parts) {
+		parts = []string{strings.Join(parts, "")}
 	}
-	c.logEnd(b)
+	e.n = int8(copy(e.parts[:], parts))
+	c.log(&e)
 }
 
 // logProject is logf("<verb> project %s (table %d)<tail>", p.Name, p.Location) without
 // fmt: the judging flow writes one of these per next, finish and skip.
 func (c *Ctx) logProject(verb string, p *Project, tail ...string) {
-	b := append(c.logStart(), verb...)
-	b = append(append(b, " project "...), p.Name...)
-	b = append(strconv.AppendInt(append(b, " (table "...), int64(p.Location), 10), ')')
-	for _, t := range tail {
-		b = append(b, t...)
+	e := c.logEntry()
+	e.parts[0], e.parts[1], e.table, e.loc = verb, p.Name, true, p.Location
+	if len(tail) > len(e.parts)-2 {
+		tail = []string{strings.Join(tail, "")}
 	}
-	c.logEnd(b)
+	e.n = 2 + int8(copy(e.parts[2:], tail))
+	c.log(&e)
 }
 
-// logStart starts an audit line in the state's scratch buffer: time and actor.
-func (c *Ctx) logStart() []byte {
+// logEntry starts an audit line: its time and actor (a judge by its name now).
+func (c *Ctx) logEntry() logEntry {
+	e := logEntry{time: c.Time, kind: c.Actor.Kind}
+	if c.Actor.Kind == ActorJudge {
+		if j, ok := c.state.Judges[c.Actor.Judge]; ok {
+			e.who = j.Name
+		} else {
+			e.who = c.Actor.Judge.String()
+		}
+	}
+	return e
+}
+
+// log writes the line: built in the state's reused buffer, stored and emitted; while
+// the journal replays, handed to the replay's line writer instead (log_replay.go).
+func (c *Ctx) log(e *logEntry) {
 	s := c.state
-	b := appendLogTime(s.logBuf[:0], c.Time)
-	switch c.Actor.Kind {
+	if c.quiet {
+		s.deferLine(e)
+		return
+	}
+	b := e.appendTo(s.logBuf[:0])
+	if cap(b) <= 4096 { // the buffer is kept for the next line unless a huge one grew it
+		s.logBuf = b[:0]
+	}
+	line := lineOf(b)
+	s.appendLog(line)
+	c.emit(Event{Type: EvLog, To: ToAdmins, Data: LogEvent{Lines: []string{line}}})
+}
+
+// logEntry is an audit line in parts: "<time> [ACTOR] " then the message, parts[:n]
+// joined, with " project " between the first two and " (table <loc>)" after the
+// second when table is set.
+type logEntry struct {
+	time  int64
+	kind  ActorKind
+	who   string // a judge actor's name (or id, when the judge is gone)
+	parts [4]string
+	n     int8
+	table bool
+	loc   int
+}
+
+// appendTo appends the line's bytes to b.
+func (e *logEntry) appendTo(b []byte) []byte {
+	b = appendLogTime(b, e.time)
+	switch e.kind {
 	case ActorAdmin:
 		b = append(b, " [ADMIN] "...)
 	case ActorJudge:
-		b = append(b, " [JUDGE "...)
-		if j, ok := s.Judges[c.Actor.Judge]; ok {
-			b = append(b, j.Name...)
-		} else {
-			b = append(b, c.Actor.Judge.String()...)
-		}
-		b = append(b, "] "...)
+		b = append(append(append(b, " [JUDGE "...), e.who...), "] "...)
 	default:
 		// ActorPublic (QR self-signup) stays SYSTEM: docs/behaviour.md#admin-operations allows only SYSTEM, ADMIN, JUDGE.
 		b = append(b, " [SYSTEM] "...)
 	}
+	for i, p := range e.parts[:e.n] {
+		b = append(b, p...)
+		if e.table && i == 0 {
+			b = append(b, " project "...)
+		}
+		if e.table && i == 1 {
+			b = append(strconv.AppendInt(append(b, " (table "...), int64(e.loc), 10), ')')
+		}
+	}
 	return b
 }
 
-// logEnd stores the line logStart began and emits it; the buffer is kept for the next
-// line unless a huge one grew it.
-func (c *Ctx) logEnd(b []byte) {
-	s := c.state
-	if cap(b) <= 4096 {
-		s.logBuf = b[:0]
-	}
+// lineOf makes an audit line of its bytes: one entry is one line, so the line breaks
+// of user input (names) become spaces.
+func lineOf(b []byte) string {
 	line := string(b)
 	if hasLineBreak(b) {
-		line = logLineBreaks.Replace(line) // names are user input: one entry is one line
+		line = logLineBreaks.Replace(line)
 	}
+	return line
+}
+
+// appendLog stores an audit line, keeping the newest MaxLogLines.
+func (s *State) appendLog(line string) {
 	s.Log = append(s.Log, line)
 	if len(s.Log) > logTrimAt {
 		// The kept lines get room for the next logTrimAt-MaxLogLines at once: trimmed to
@@ -269,8 +317,5 @@ func (c *Ctx) logEnd(b []byte) {
 		kept := make([]string, MaxLogLines, logTrimAt+1)
 		copy(kept, s.Log[len(s.Log)-MaxLogLines:])
 		s.Log = kept
-	}
-	if !c.quiet {
-		c.emit(Event{Type: EvLog, To: ToAdmins, Data: LogEvent{Lines: []string{line}}})
 	}
 }

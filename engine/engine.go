@@ -106,7 +106,9 @@ func (e *Engine) apply(env *Envelope, quiet bool) (result any, events []Event, e
 			return nil, nil, err
 		}
 	}
-	if e.s.pendingFit != nil && readsRatings(env.Cmd, quiet) {
+	if !quiet {
+		e.s.settle() // a live command's lines follow the replay's
+	} else if e.s.pendingFit != nil && readsRatings(env.Cmd) {
 		e.s.flushFit()
 	}
 	res, err := env.Cmd.apply(e.s, c)
@@ -159,11 +161,9 @@ func (e *Engine) Snapshot() ([]byte, uint64, error) {
 // EncodeTo streams the snapshot encoding of the whole state to w (see State.EncodeTo)
 // under the read lock, and returns the sequence number it covers.
 func (e *Engine) EncodeTo(w io.Writer) (uint64, error) {
+	e.settled()
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	if e.s.pendingFit != nil { // between a replay and Replayed: encode a copy that has it
-		return e.s.Applied, e.s.clone().EncodeTo(w)
-	}
 	return e.s.Applied, e.s.EncodeTo(w)
 }
 

@@ -6,7 +6,8 @@ package engine
 // So a replayed SetRatings applies its judges' part at once and leaves its projects'
 // part pending in State.pendingFit; the pending part is applied before any command that
 // may read ratings (Engine.apply asks readsRatings), when a replayed next must run the
-// assignment, in a copy for a snapshot, and at the end of the replay (Engine.Replayed).
+// assignment, before a copy or an encoding of the state, and at the end of the replay
+// (Engine.Replayed).
 // A later fit replaces a pending one whole: it resets every project it does not list.
 
 // rateProjects sets every project's rating from a fit, or the prior when the fit does
@@ -55,21 +56,19 @@ func (*JudgeStar) readsNoRatings()   {}
 func (*JudgeNext) readsNoRatings()   {}
 func (*SetRatings) readsNoRatings()  {}
 
-// readsRatings reports whether a pending fit must be applied before cmd: always, but
-// for a ratings-blind command that replays.
-func readsRatings(cmd Command, quiet bool) bool {
-	if !quiet {
-		return true
-	}
+// readsRatings reports whether a pending fit must be applied before a replayed cmd:
+// unless it is ratings-blind.
+func readsRatings(cmd Command) bool {
 	_, blind := cmd.(ratingsBlind)
 	return !blind
 }
 
 // Replayed ends a replay of the journal (docs/behaviour.md#recovery-at-memory-speed):
-// the work the replayed commands left pending is done, so the state is the one
-// applying them live would have left. Recovery calls it once after the last record.
+// the work the replayed commands left pending (audit lines, a fit's projects' part) is
+// done, so the state is the one applying them live would have left. Recovery calls it
+// once after the last record, also after a failed one.
 func (e *Engine) Replayed() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.s.flushFit()
+	e.s.settle()
 }

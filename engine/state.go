@@ -61,7 +61,8 @@ type State struct {
 	maxLocOK   bool           // maxLoc is up to date
 	jx         *judgingData   // judging flow's derived data (judging_index.go)
 	publicAt   uint64         // version of the public project listing (see PublicListChangedAt)
-	logBuf     []byte         // scratch for building audit lines (Ctx.logStart)
+	logBuf     []byte         // scratch for building audit lines (Ctx.log)
+	lines      *lineWriter    // a replay's audit lines being written (log_replay.go)
 	keys       *keyIndex      // finds Keys by judge and key (idempotency.go)
 	conflicted map[ID][]ID    // judge -> projects it has a conflict with (conflicts.go)
 	pendingFit *SetRatings    // a replayed fit whose projects' part waits (ratings_replay.go)

@@ -54,11 +54,11 @@ func (n *Node) recover() error {
 	}
 	release := holdGC()
 	r, err := applyJournal(n.eng, recs)
+	n.eng.Replayed()
 	release()
 	if err != nil {
 		return fmt.Errorf("recovery: %w", err)
 	}
-	n.eng.Replayed()
 	if r.lastTime > n.recoveredAt {
 		n.recoveredAt = r.lastTime
 	}
@@ -144,6 +144,7 @@ var errReplayStopped = errors.New("replay stopped")
 // the records before it may have been applied.
 func replayJournal(eng *engine.Engine, j *journal.Journal, after uint64) (replayed, error) {
 	defer holdGC()()
+	defer eng.Replayed()
 	batches := make(chan []journalRecord, 8)
 	stop, decoded := make(chan struct{}), make(chan error, 1)
 	go func() {
@@ -186,6 +187,5 @@ func replayJournal(eng *engine.Engine, j *journal.Journal, after uint64) (replay
 			return r, err
 		}
 	}
-	eng.Replayed()
 	return r, <-decoded
 }
