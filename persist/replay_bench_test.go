@@ -262,6 +262,43 @@ func copyDir(tb testing.TB, from string) string {
 //
 //	go test ./persist -run '^$' -bench 'Replay$' -benchtime 3x -count 3
 func BenchmarkReplay(b *testing.B) {
+	data, ptr, j := replayInputs(b)
+	b.ResetTimer()
+	var m replayTimes
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		eng := restored(b, data)
+		b.StartTimer()
+		m.run(b, func() (replayed, error) { return replayJournal(eng, j, ptr.Seq) })
+	}
+	m.report(b)
+}
+
+// BenchmarkReplayDecode measures the decoding side of BenchmarkReplay alone: reading
+// and decoding the fixture's journal records after the snapshot, as replayJournal's
+// decoder does, without applying them: per tailRecords records, wall (ns/op) and CPU
+// of the process (cpu-ms/op, GC included).
+//
+//	go test ./persist -run '^$' -bench 'ReplayDecode$' -benchtime 20x -count 3
+func BenchmarkReplayDecode(b *testing.B) {
+	_, ptr, j := replayInputs(b)
+	b.ResetTimer()
+	c0 := processCPU()
+	for i := 0; i < b.N; i++ {
+		recs, err := decodeJournal(j, ptr.Seq)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(recs) != tailRecords {
+			b.Fatalf("decoded %d records", len(recs))
+		}
+	}
+	b.ReportMetric(float64(processCPU()-c0)/1e6/float64(b.N), "cpu-ms/op")
+}
+
+// replayInputs opens the replay benchmarks' fixture: its snapshot, the snapshot's
+// pointer and the journal (closed when the benchmark ends).
+func replayInputs(b *testing.B) ([]byte, store.Pointer, *journal.Journal) {
 	dir := recoveryFixture(b)
 	st, err := store.Open(dir, zerolog.Nop())
 	if err != nil {
@@ -276,65 +313,40 @@ func BenchmarkReplay(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer j.Close()
-	b.ResetTimer()
-	var took, cpu time.Duration
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		eng := engine.New()
-		if err := eng.Restore(data); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		t0, c0 := time.Now(), processCPU()
-		r, err := replayJournal(eng, j, ptr.Seq)
-		took += time.Since(t0)
-		cpu += processCPU() - c0
-		if err != nil {
-			b.Fatal(err)
-		}
-		if r.records != tailRecords {
-			b.Fatalf("replayed %d records", r.records)
-		}
-	}
-	b.ReportMetric(float64(tailRecords*b.N)/took.Seconds(), "records/s")
-	b.ReportMetric(float64(tailRecords*b.N)/cpu.Seconds(), "records/cpu-s")
+	b.Cleanup(func() { j.Close() })
+	return data, ptr, j
 }
 
-// BenchmarkReplayDecode measures the decoding side of BenchmarkReplay alone: reading
-// and decoding the fixture's journal records after the snapshot, as replayJournal's
-// decoder does, without applying them: per tailRecords records, wall (ns/op) and CPU
-// of the process (cpu-ms/op, GC included).
-//
-//	go test ./persist -run '^$' -bench 'ReplayDecode$' -benchtime 20x -count 3
-func BenchmarkReplayDecode(b *testing.B) {
-	dir := recoveryFixture(b)
-	st, err := store.Open(dir, zerolog.Nop())
+// restored is an engine holding the fixture's snapshot.
+func restored(b *testing.B, snapshot []byte) *engine.Engine {
+	eng := engine.New()
+	if err := eng.Restore(snapshot); err != nil {
+		b.Fatal(err)
+	}
+	return eng
+}
+
+// replayTimes adds up the wall and CPU time of a benchmark's replays.
+type replayTimes struct{ took, cpu time.Duration }
+
+// run times one replay of the whole tail.
+func (m *replayTimes) run(b *testing.B, replay func() (replayed, error)) {
+	t0, c0 := time.Now(), processCPU()
+	r, err := replay()
+	m.took += time.Since(t0)
+	m.cpu += processCPU() - c0
 	if err != nil {
 		b.Fatal(err)
 	}
-	_, ptr, _, err := st.LoadSnapshot()
-	st.Close()
-	if err != nil {
-		b.Fatal(err)
+	if r.records != tailRecords {
+		b.Fatalf("replayed %d records", r.records)
 	}
-	j, err := journal.Open(journalDir(dir), journal.Options{Log: zerolog.Nop()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer j.Close()
-	b.ResetTimer()
-	c0 := processCPU()
-	for i := 0; i < b.N; i++ {
-		recs, err := decodeJournal(j, ptr.Seq)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(recs) != tailRecords {
-			b.Fatalf("decoded %d records", len(recs))
-		}
-	}
-	b.ReportMetric(float64(processCPU()-c0)/1e6/float64(b.N), "cpu-ms/op")
+}
+
+// report gives records per second of wall time and of the process's CPU time.
+func (m *replayTimes) report(b *testing.B) {
+	b.ReportMetric(float64(tailRecords*b.N)/m.took.Seconds(), "records/s")
+	b.ReportMetric(float64(tailRecords*b.N)/m.cpu.Seconds(), "records/cpu-s")
 }
 
 // processCPU is the CPU time (user + system) the process has used: on a machine
@@ -387,48 +399,23 @@ func TestWriteRecoveryFixture(t *testing.T) {
 //
 //	go test ./persist -run '^$' -bench 'ReplayApply$' -benchtime 5x -count 3
 func BenchmarkReplayApply(b *testing.B) {
-	dir := recoveryFixture(b)
-	st, err := store.Open(dir, zerolog.Nop())
-	if err != nil {
-		b.Fatal(err)
-	}
-	data, ptr, _, err := st.LoadSnapshot()
-	st.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	j, err := journal.Open(journalDir(dir), journal.Options{Log: zerolog.Nop()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer j.Close()
+	data, ptr, j := replayInputs(b)
 	b.ResetTimer()
-	var took, cpu time.Duration
+	var m replayTimes
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		eng := engine.New()
-		if err := eng.Restore(data); err != nil {
-			b.Fatal(err)
-		}
+		eng := restored(b, data)
 		recs, err := decodeJournal(j, ptr.Seq)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		t0, c0 := time.Now(), processCPU()
-		release := holdGC() // as recover applies them
-		r, err := applyJournal(eng, recs)
-		eng.Replayed()
-		release()
-		took += time.Since(t0)
-		cpu += processCPU() - c0
-		if err != nil {
-			b.Fatal(err)
-		}
-		if r.records != tailRecords {
-			b.Fatalf("replayed %d records", r.records)
-		}
+		m.run(b, func() (replayed, error) {
+			release := holdGC() // as recover applies them
+			defer release()
+			defer eng.Replayed()
+			return applyJournal(eng, recs)
+		})
 	}
-	b.ReportMetric(float64(tailRecords*b.N)/took.Seconds(), "records/s")
-	b.ReportMetric(float64(tailRecords*b.N)/cpu.Seconds(), "records/cpu-s")
+	m.report(b)
 }
