@@ -127,12 +127,17 @@ func (s *State) rankProjects() {
 		list[i] = keys[i].p
 	}
 	byRating := func(a, b *Project) int { return cmp.Compare(b.Ratings.Rating, a.Ratings.Rating) }
-	tie := false
-	for i := 1; i < len(list) && !tie; i++ {
-		tie = byRating(list[i-1], list[i]) == 0
+	var tied []ID
+	for i := 1; i < len(list); i++ {
+		if byRating(list[i-1], list[i]) == 0 {
+			if len(tied) == 0 || tied[len(tied)-1] != list[i-1].ID {
+				tied = append(tied, list[i-1].ID)
+			}
+			tied = append(tied, list[i].ID)
+		}
 	}
-	if tie {
-		s.copelandScores(func(score map[ID]int) {
+	if len(tied) > 0 {
+		s.tiedScores(tied, func(score map[ID]int) {
 			slices.SortFunc(list, func(a, b *Project) int {
 				if c := byRating(a, b); c != 0 {
 					return c
