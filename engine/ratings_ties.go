@@ -26,7 +26,7 @@ func (s *State) tiedScores(tied []ID, fn func(score map[ID]int)) {
 	}
 	for _, id := range s.JudgeOrder {
 		j, ok := s.Judges[id]
-		if !ok || !j.Active || len(j.Rankings) == 0 || !sawAnyOf(j, tied) {
+		if !ok || !j.Active || len(j.Rankings) == 0 || !sawAnyOf(j, score) {
 			continue
 		}
 		jc := s.contribOf(j)
@@ -39,11 +39,10 @@ func (s *State) tiedScores(tied []ID, fn func(score map[ID]int)) {
 	fn(score)
 }
 
-// sawAnyOf reports whether j's seen list holds one of ids (the writer's only: see
-// Judge.seenIndex).
-func sawAnyOf(j *Judge, ids []ID) bool {
-	for _, id := range ids {
-		if j.seenIndex(id) >= 0 {
+// sawAnyOf reports whether j's seen list holds one of the projects keyed in set.
+func sawAnyOf(j *Judge, set map[ID]int) bool {
+	for i := range j.SeenProjects {
+		if _, ok := set[j.SeenProjects[i].ProjectID]; ok {
 			return true
 		}
 	}
