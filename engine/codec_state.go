@@ -178,7 +178,9 @@ func (r *jsonReader) seenProjects(out *[]SeenProject, hint int) bool {
 	if !r.byte('[') {
 		return false
 	}
-	list := make([]SeenProject, 0, min(max(hint, 0), 4096))
+	// Room for a few more: the judge's next finishes (a replay's, then live ones)
+	// append without copying the list.
+	list := make([]SeenProject, 0, min(max(hint, 0)*5/4+2, 4096))
 	if !r.byte(']') {
 		for {
 			list = append(list, SeenProject{})
