@@ -32,7 +32,7 @@ const coverageWeight = 0.2
 // boundaryWeight and top3Weight weigh the membership uncertainty of the top focus_top
 // and of the top 3 in the "podium" need of rule FocusNeedBoundary: the views go to the
 // edge of the top focus_top first (chosen with the simulation,
-// docs/behaviour.md#focus-assignment).
+// docs/behaviour.md#why-the-edge-of-the-top).
 const (
 	boundaryWeight = 2.0
 	top3Weight     = 0.5
