@@ -2,12 +2,12 @@ package engine
 
 // Focus assignment (docs/behaviour.md#focus-assignment, assignment_mode "focus"): once a judge's candidates
 // all have min_views, the next view goes where it most sharpens the results. With
-// assignment_goal "podium" (the default) a project's need is p(1−p) for its place in
-// the top focus_top plus the same for the top 3 (p_top and p_top3 of the last
-// journaled ratings), highest for a project whose membership is a coin toss, near 0
-// for a sure winner or a sure loser, plus coverageWeight × the rating's variance, so
-// that a project nobody has seen yet (sd 1.5) is seen before most others; with
-// "field" it is the rating's variance, so views go wherever the ranking is least
+// assignment_goal "podium" (the default) a project's need is boundaryWeight × p(1−p)
+// for its place in the top focus_top plus top3Weight × the same for the top 3 (p_top
+// and p_top3 of the last journaled ratings), highest for a project on the edge of the
+// top, near 0 for a sure winner or a sure loser, plus coverageWeight × the rating's
+// variance, so that a project nobody has seen yet (sd 1.5) is seen before most others;
+// with "field" it is the rating's variance, so views go wherever the ranking is least
 // certain. The judge gets
 // the candidate with the highest need less focusWalkCost per table walked; ties go to
 // the nearest table, then the command's random stream.
@@ -29,24 +29,42 @@ const legacySpreadWeight = 0.35
 // simulation with min_views 0, docs/behaviour.md#focus-assignment).
 const coverageWeight = 0.2
 
-// FocusNeedCoverage is State.FocusNeed of an event whose "podium" need carries
-// coverageWeight × variance.
-const FocusNeedCoverage = 1
+// boundaryWeight and top3Weight weigh the membership uncertainty of the top focus_top
+// and of the top 3 in the "podium" need of rule FocusNeedBoundary: the views go to the
+// edge of the top focus_top first (chosen with the simulation,
+// docs/behaviour.md#why-the-edge-of-the-top).
+const (
+	boundaryWeight = 2.0
+	top3Weight     = 0.5
+)
+
+// State.FocusNeed rules of the "podium" need: FocusNeedCoverage (an event begun since
+// the need carries coverageWeight × variance) and FocusNeedBoundary (an event begun
+// since the need leans on the edge of the top focus_top).
+const (
+	FocusNeedCoverage = 1
+	FocusNeedBoundary = 2
+)
 
 // focusNeed is the need of a project with rating r under assignment_goal goal and
 // State.FocusNeed rule: for "field" the rating's variance alone (every uncertain place
 // in the ranking counts, not only membership of the top); for "podium" the membership
-// uncertainty of the top and the top 3 plus coverageWeight × variance (rule 0, an event
-// begun before, whose journal must replay to the same assignments: without the
-// variance); for "" (an event begun before the goal existed) the earlier need, which
-// added legacySpreadWeight × variance.
+// uncertainty of the top and the top 3 plus coverageWeight × variance, the top's
+// weighed boundaryWeight and the top 3's top3Weight (rule FocusNeedBoundary). Events
+// begun before keep their build's need, so that their journals replay to the same
+// assignments: rule FocusNeedCoverage both weighed 1, rule 0 also without the variance;
+// for "" (an event begun before the goal existed) both weighed 1 plus
+// legacySpreadWeight × variance.
 func focusNeed(r ProjectRating, goal string, rule int) float64 {
-	top := r.PTop*(1-r.PTop) + r.PTop3*(1-r.PTop3)
+	inTop, in3 := r.PTop*(1-r.PTop), r.PTop3*(1-r.PTop3)
+	top := inTop + in3
 	switch {
 	case goal == GoalField:
 		return r.SD * r.SD
 	case goal == "":
 		return top + legacySpreadWeight*r.SD*r.SD
+	case rule >= FocusNeedBoundary:
+		return boundaryWeight*inTop + top3Weight*in3 + coverageWeight*r.SD*r.SD
 	case rule >= FocusNeedCoverage:
 		return top + coverageWeight*r.SD*r.SD
 	}
@@ -137,7 +155,7 @@ const focusRunScan = 16
 //     testing once per run is the same.
 //   - Within a run all slots share need, and the floating-point score
 //     need − focusWalkCost·d is non-increasing in d (rounding is monotone; for the
-//     needs that occur, finite and at most 0.5 + 0.35·SD² (SD ≤ 1.5), it is strictly
+//     needs that occur, finite and at most 0.625 + 0.35·SD² (SD ≤ 1.5), it is strictly
 //     decreasing). offer ranks by (score, then smaller dist): a slot at a larger d has
 //     a lower score, or an equal score and a larger dist, so it is strictly worse than
 //     any free slot of the run at the smallest d and is never among the best nor a tie.

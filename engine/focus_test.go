@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -202,15 +203,20 @@ func BenchmarkFocusPickEqualNeeds2k(b *testing.B) {
 	}
 }
 
-// TestFocusNeedOfEarlierEvents: a new event's "podium" need carries coverage (0.2 ×
-// variance); an event whose state predates that (a snapshot without focus_need) keeps
-// the earlier need, so its journal replays to the same assignments, until the organiser
-// sets assignment_goal (docs/behaviour.md#focus-assignment).
+// TestFocusNeedOfEarlierEvents: a new event's "podium" need leans on the edge of the top
+// (2 × the top's membership uncertainty, 0.5 × the top 3's) and carries coverage (0.2 ×
+// variance); an event whose state predates that keeps its build's need, so its journal
+// replays to the same assignments: focus_need 1 (both weighed 1) whatever options it
+// sets, none (a snapshot without focus_need: no variance either) until the organiser
+// sets assignment_goal, which then brings focus_need 1 (docs/behaviour.md#focus-assignment).
 func TestFocusNeedOfEarlierEvents(t *testing.T) {
 	r := ProjectRating{PTop: 0.5, PTop3: 0.1, SD: 1}
 	top := 0.5*0.5 + 0.1*0.9
+	if got, want := focusNeed(r, GoalPodium, FocusNeedBoundary), 2*0.25+0.5*0.09+coverageWeight; math.Abs(got-want) > 1e-12 {
+		t.Fatalf("podium need %v, want %v", got, want)
+	}
 	if got := focusNeed(r, GoalPodium, FocusNeedCoverage); got != top+coverageWeight {
-		t.Fatalf("podium need %v, want %v", got, top+coverageWeight)
+		t.Fatalf("podium need of focus_need 1 %v, want %v", got, top+coverageWeight)
 	}
 	if got := focusNeed(r, GoalPodium, 0); got != top {
 		t.Fatalf("earlier podium need %v, want %v", got, top)
@@ -220,7 +226,7 @@ func TestFocusNeedOfEarlierEvents(t *testing.T) {
 	}
 
 	e := New()
-	if e.s.FocusNeed != FocusNeedCoverage || e.s.Options.MinViews != DefaultMinViews || DefaultMinViews != 1 {
+	if e.s.FocusNeed != FocusNeedBoundary || e.s.Options.MinViews != DefaultMinViews || DefaultMinViews != 1 {
 		t.Fatalf("new event: focus_need %d, min_views %d", e.s.FocusNeed, e.s.Options.MinViews)
 	}
 	var raw map[string]any
@@ -248,5 +254,15 @@ func TestFocusNeedOfEarlierEvents(t *testing.T) {
 	}
 	if earlier.s.FocusNeed != FocusNeedCoverage {
 		t.Fatalf("after assignment_goal: focus_need %d", earlier.s.FocusNeed)
+	}
+	// An event begun with focus_need 1 keeps it when the goal is set; a new one keeps 2.
+	if _, err := run(t, earlier, 3, &SetOptions{AssignmentGoal: sp(GoalField)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, e, 1, &SetOptions{AssignmentGoal: sp(GoalPodium)}); err != nil {
+		t.Fatal(err)
+	}
+	if earlier.s.FocusNeed != FocusNeedCoverage || e.s.FocusNeed != FocusNeedBoundary {
+		t.Fatalf("goal set again: focus_need %d (begun with 1), %d (new)", earlier.s.FocusNeed, e.s.FocusNeed)
 	}
 }

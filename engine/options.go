@@ -349,8 +349,10 @@ func (cmd *SetOptions) apply(s *State, c *Ctx) (any, error) {
 	}
 	old := s.Options
 	s.Options = o
-	if cmd.AssignmentGoal != nil {
-		s.FocusNeed = FocusNeedCoverage // the goal chosen now: today's need
+	if cmd.AssignmentGoal != nil && s.FocusNeed < FocusNeedCoverage {
+		// The goal chosen in an event begun before focus_need: the need of the build
+		// that brought the goal (what its journal replays to), never a later rule.
+		s.FocusNeed = FocusNeedCoverage
 	}
 	c.logf("options changed: %s", strings.Join(fields, ", "))
 

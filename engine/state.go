@@ -47,9 +47,10 @@ type State struct {
 	Keys      []KeptAnswer     `json:"keys,omitempty"`
 
 	// FocusNeed is the rule of focus mode's "podium" need (docs/behaviour.md#focus-assignment):
-	// FocusNeedCoverage for an event begun since the need carries coverage; 0 (absent) for
-	// one begun before, which keeps the earlier need, so its journal replays to the same
-	// assignments, until assignment_goal is set.
+	// FocusNeedBoundary for an event begun since the need leans on the edge of the top,
+	// FocusNeedCoverage for one begun since it carries coverage; 0 (absent) for one begun
+	// before, which keeps the earlier need, so its journal replays to the same
+	// assignments, until assignment_goal is set (then FocusNeedCoverage).
 	FocusNeed int `json:"focus_need,omitempty"`
 
 	codeIndex  map[string]ID  // login code -> judge
@@ -270,7 +271,7 @@ func NewState() *State {
 	// The options id of a new server is fixed so that two fresh servers agree.
 	s.OptionsID = ID{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}
 	s.Options = DefaultOptions(s.OptionsID)
-	s.FocusNeed = FocusNeedCoverage
+	s.FocusNeed = FocusNeedBoundary
 	s.reindex()
 	return s
 }

@@ -70,11 +70,12 @@ func TestSimulationDeterministic(t *testing.T) {
 // TestRandomJudgeStandsApart: in a simulated event of 10 judges (40 projects), one
 // answering at random (its rankings and stars ignore quality) gets a lower reliability
 // and a higher disagreement than every careful judge of noise σ 0.5 or 1 at 20 visits
-// each, on at least 18 of 20 seeds (docs/behaviour.md#ratings). Not on every seed: a
+// each, on at least 17 of 20 seeds (docs/behaviour.md#ratings). Not on every seed: a
 // careful judge whose fixed perception noise happens to run against quality (seed 12:
 // correlation −0.23 over the 40 projects) is sent by focus mode to projects of similar
-// quality, where that noise decides its order; over 40 seeds 37 keep the random judge
-// strictly apart.
+// quality, where that noise decides its order; over 40 seeds 35 keep the random judge
+// strictly apart (37 with the need of focus_need 1, which sent fewer views to the edge
+// of the top, docs/behaviour.md#why-the-edge-of-the-top).
 func TestRandomJudgeStandsApart(t *testing.T) {
 	const seeds = 20
 	cfg := DefaultConfig()
@@ -99,7 +100,7 @@ func TestRandomJudgeStandsApart(t *testing.T) {
 		}
 		t.Logf("seed %d: random judge reliability %.2f, %s", seed, random.ReliabilityOf(), figure(random))
 	}
-	if apart < seeds*9/10 {
+	if apart < seeds*17/20 {
 		t.Errorf("the random judge stands apart from every careful judge on only %d of %d seeds", apart, seeds)
 	}
 }
