@@ -140,7 +140,13 @@ func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Actio
 	t.Helper()
 	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	if err := chromedp.Do(sctx, steps...); err != nil {
+	err := chromedp.Do(sctx, steps...)
+	for try := 0; err != nil && len(steps) == 1 && strings.Contains(err.Error(), "Could not find node with given id") && try < 3; try++ {
+		// The page re-rendered the element between finding and using it (a live
+		// update): a single step that failed so did nothing, and is tried again.
+		err = chromedp.Do(sctx, steps...)
+	}
+	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 }

@@ -123,6 +123,7 @@ type clusterStatus struct {
 	Term         uint64 `json:"term"`
 	CommitIndex  uint64 `json:"commit_index"`
 	AppliedIndex uint64 `json:"applied_index"`
+	LeadsDuties  bool   `json:"leads_duties"`
 	Nodes        []struct {
 		ID    string `json:"id"`
 		Voter bool   `json:"voter"`

@@ -116,8 +116,9 @@ func TestDataDirFromEarlierBuild(t *testing.T) {
 			}
 			waitReady(t, p)
 			if mode == "cluster" {
-				// Until it leads, the node reports no pending ratings (a follower applies the
-				// leader's fits), so the start's fit is awaited only once it leads.
+				// Until it leads the duties, the node reports no pending ratings (a follower
+				// applies the leader's fits; a new leader fits once its log from before is
+				// applied), so the start's fit is awaited only then.
 				waitLeading(t, p)
 			}
 			p.ratingsCurrent()
@@ -243,13 +244,14 @@ func untarFixture(t *testing.T, archive, dir string) {
 	}
 }
 
-// waitLeading waits until the cluster node p says it is the leader.
+// waitLeading waits until the cluster node p says it is the leader and leads the
+// duties (its log from before applied: the start's fit follows).
 func waitLeading(t *testing.T, p *proc) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var st clusterStatus
-		if code, b, err := p.req("GET", "/api/admin/cluster", nil, ""); err == nil && code == 200 && json.Unmarshal(b, &st) == nil && st.State == "leader" {
+		if code, b, err := p.req("GET", "/api/admin/cluster", nil, ""); err == nil && code == 200 && json.Unmarshal(b, &st) == nil && st.State == "leader" && st.LeadsDuties {
 			return
 		}
 		if time.Now().After(deadline) {

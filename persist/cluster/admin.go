@@ -35,6 +35,7 @@ type Status struct {
 	Term         uint64         `json:"term,omitempty"`
 	CommitIndex  uint64         `json:"commit_index,omitempty"`
 	AppliedIndex uint64         `json:"applied_index,omitempty"`
+	LeadsDuties  bool           `json:"leads_duties,omitempty"`
 	Nodes        []MemberStatus `json:"nodes,omitempty"`
 	StateDigest  *StateDigest   `json:"state_digest,omitempty"`
 }
@@ -45,6 +46,7 @@ func (c *Node) ClusterStatus() (Status, error) {
 	st := Status{
 		NodeID: c.cfg.NodeID, State: stateName(c.r.State()), LeaderID: string(leader),
 		Term: c.r.CurrentTerm(), CommitIndex: c.r.CommitIndex(), Nodes: []MemberStatus{},
+		LeadsDuties: c.LeadsDuties(),
 	}
 	if t, err := strconv.ParseUint(c.r.Stats()["term"], 10, 64); err == nil {
 		st.Term = t

@@ -93,16 +93,19 @@ type Node struct {
 	stampMu   sync.Mutex
 	lastStamp int64
 
-	ready      atomic.Bool
-	closing    atomic.Bool
-	contacts   sync.Map      // node id -> time.Time of the last answered /healthz
-	stopping   chan struct{} // closed when Close begins: waiting changes give up
-	quit       chan struct{} // closed once raft is down: the watcher stops
-	done       chan struct{}
-	obsCh      chan raft.Observation
-	observer   *raft.Observer
-	closeOnce  sync.Once
-	shutdownMu sync.Mutex
+	ready atomic.Bool
+	// dutiesTerm is the term in which this node, leading, has applied its whole log
+	// from before (LeadsDuties); barrierTerm the term whose barrier is under way.
+	dutiesTerm, barrierTerm atomic.Uint64
+	closing                 atomic.Bool
+	contacts                sync.Map      // node id -> time.Time of the last answered /healthz
+	stopping                chan struct{} // closed when Close begins: waiting changes give up
+	quit                    chan struct{} // closed once raft is down: the watcher stops
+	done                    chan struct{}
+	obsCh                   chan raft.Observation
+	observer                *raft.Observer
+	closeOnce               sync.Once
+	shutdownMu              sync.Mutex
 
 	noLeaderLog, appendFailLog rateLog
 }
@@ -138,7 +141,9 @@ func (c *Node) watch() {
 			return
 		case <-c.obsCh:
 			c.obs.LeaderChanged()
+			c.leadDuties()
 		case <-t.C:
+			c.leadDuties()
 			applied, commit := c.appliedIndex(), c.r.CommitIndex()
 			c.obs.RaftState(stateName(c.r.State()))
 			c.obs.RaftIndexes(applied, commit)
@@ -461,6 +466,29 @@ func (c *Node) SetApplyHook(fn func(kind string)) { c.core.SetApplyHook(fn) }
 func (c *Node) Failure() error { return nil }
 
 // LeadsDuties reports whether this node runs the duties that act on their own (the
-// ratings fit, the mail outbox): only while it leads. The others apply the
-// leader's results.
-func (c *Node) LeadsDuties() bool { return c.r != nil && c.r.State() == raft.Leader }
+// ratings fit, the mail outbox): only while it leads, and once it has applied every
+// entry of its log from before it led (a barrier of its term), so that a duty never
+// acts on a state the log is still catching up on. The others apply the leader's
+// results.
+func (c *Node) LeadsDuties() bool {
+	return c.r != nil && c.r.State() == raft.Leader && c.dutiesTerm.Load() == c.r.CurrentTerm()
+}
+
+// leadDuties starts, on a node that leads in a term whose barrier is not done yet, the
+// barrier after which it leads the duties (LeadsDuties).
+func (c *Node) leadDuties() {
+	if c.r.State() != raft.Leader {
+		return
+	}
+	term := c.r.CurrentTerm()
+	if c.dutiesTerm.Load() == term || c.barrierTerm.Swap(term) == term {
+		return // done, or under way
+	}
+	go func() {
+		if c.r.Barrier(30*time.Second).Error() == nil && c.r.CurrentTerm() == term {
+			c.dutiesTerm.Store(term)
+			return
+		}
+		c.barrierTerm.CompareAndSwap(term, 0) // the next tick tries again, if it still leads
+	}()
+}
