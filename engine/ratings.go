@@ -127,8 +127,8 @@ func (s *State) rankProjects() {
 		list[i] = keys[i].p
 	}
 	byRating := func(a, b *Project) int { return cmp.Compare(b.Ratings.Rating, a.Ratings.Rating) }
-	var tied []ID
-	for i := 1; i < len(list); i++ {
+	var tied []ID // past maxTiedAlone only that there are ties matters (tiedScores)
+	for i := 1; i < len(list) && len(tied) <= maxTiedAlone; i++ {
 		if byRating(list[i-1], list[i]) == 0 {
 			if len(tied) == 0 || tied[len(tied)-1] != list[i-1].ID {
 				tied = append(tied, list[i-1].ID)

@@ -52,10 +52,7 @@ func (n *Node) recover() error {
 	if decodeErr != nil {
 		return fmt.Errorf("recovery: %w", decodeErr)
 	}
-	release := holdGC()
-	r, err := applyJournal(n.eng, recs)
-	n.eng.Replayed()
-	release()
+	r, err := applyRecords(n.eng, recs)
 	if err != nil {
 		return fmt.Errorf("recovery: %w", err)
 	}
@@ -130,6 +127,14 @@ func applyJournal(eng *engine.Engine, recs []journalRecord) (replayed, error) {
 		r.records++
 	}
 	return r, nil
+}
+
+// applyRecords applies the records recovery decoded, with the collector held, and ends
+// the replay (Engine.Replayed), also after a failed record.
+func applyRecords(eng *engine.Engine, recs []journalRecord) (replayed, error) {
+	defer holdGC()()
+	defer eng.Replayed()
+	return applyJournal(eng, recs)
 }
 
 // replayBatch is how many decoded records replayJournal's decoder hands on at a time.

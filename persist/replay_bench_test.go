@@ -263,17 +263,9 @@ func copyDir(tb testing.TB, from string) string {
 //
 //	go test ./persist -run '^$' -bench 'Replay$' -benchtime 3x -count 3
 func BenchmarkReplay(b *testing.B) {
-	data, ptr, j := replayInputs(b)
-	b.ResetTimer()
-	var m replayTimes
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		eng := restored(b, data)
-		runtime.GC() // the restore's garbage is not the replay's to collect
-		b.StartTimer()
-		m.run(b, func() (replayed, error) { return replayJournal(eng, j, ptr.Seq) })
-	}
-	m.report(b)
+	benchReplays(b, func(eng *engine.Engine, after uint64, j *journal.Journal) func() (replayed, error) {
+		return func() (replayed, error) { return replayJournal(eng, j, after) }
+	})
 }
 
 // BenchmarkReplayDecode measures the decoding side of BenchmarkReplay alone: reading
@@ -319,13 +311,25 @@ func replayInputs(b *testing.B) ([]byte, store.Pointer, *journal.Journal) {
 	return data, ptr, j
 }
 
-// restored is an engine holding the fixture's snapshot.
-func restored(b *testing.B, snapshot []byte) *engine.Engine {
-	eng := engine.New()
-	if err := eng.Restore(snapshot); err != nil {
-		b.Fatal(err)
+// benchReplays times b.N replays of the fixture's journal, each onto an engine restored
+// from its snapshot: setup (not timed) gets the engine, the snapshot's sequence number
+// and the journal, and returns the replay to time.
+func benchReplays(b *testing.B, setup func(eng *engine.Engine, after uint64, j *journal.Journal) func() (replayed, error)) {
+	data, ptr, j := replayInputs(b)
+	b.ResetTimer()
+	var m replayTimes
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		eng := engine.New()
+		if err := eng.Restore(data); err != nil {
+			b.Fatal(err)
+		}
+		replay := setup(eng, ptr.Seq, j)
+		runtime.GC() // the restore's garbage is not the replay's to collect
+		b.StartTimer()
+		m.run(b, replay)
 	}
-	return eng
+	m.report(b)
 }
 
 // replayTimes adds up the wall and CPU time of a benchmark's replays.
@@ -401,24 +405,11 @@ func TestWriteRecoveryFixture(t *testing.T) {
 //
 //	go test ./persist -run '^$' -bench 'ReplayApply$' -benchtime 5x -count 3
 func BenchmarkReplayApply(b *testing.B) {
-	data, ptr, j := replayInputs(b)
-	b.ResetTimer()
-	var m replayTimes
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		eng := restored(b, data)
-		recs, err := decodeJournal(j, ptr.Seq)
+	benchReplays(b, func(eng *engine.Engine, after uint64, j *journal.Journal) func() (replayed, error) {
+		recs, err := decodeJournal(j, after)
 		if err != nil {
 			b.Fatal(err)
 		}
-		runtime.GC() // the restore's garbage is not the replay's to collect
-		b.StartTimer()
-		m.run(b, func() (replayed, error) {
-			release := holdGC() // as recover applies them
-			defer release()
-			defer eng.Replayed()
-			return applyJournal(eng, recs)
-		})
-	}
-	m.report(b)
+		return func() (replayed, error) { return applyRecords(eng, recs) }
+	})
 }
