@@ -149,6 +149,16 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 	if p.focus && best.seen >= p.minViews && cs.bestAll.seen >= p.minViews {
 		return x.focusAmong(list, p.last, c.Rand)
 	}
+	if p.focus && best.seen >= p.minViews && !x.coverageHeld() {
+		// Coverage first, by need among the fewest views (see coverageHeld).
+		fewest := list[:0:0]
+		for _, k := range list {
+			if x.slots[k].seen == best.seen {
+				fewest = append(fewest, k)
+			}
+		}
+		return x.focusAmong(fewest, p.last, c.Rand)
+	}
 	if len(best.ties) == 1 {
 		return x.proj[best.ties[0]]
 	}

@@ -46,9 +46,16 @@ func (x *judgingData) pickByLevel(ep uint32, sums func() uint32, focus bool, min
 		compare := v >= minViews
 		if compare && focus {
 			// Coverage first: while a candidate someone else holds is below min_views,
-			// views keep spreading (nearest table at this level).
+			// views keep to the fewest (this level): by need (see coverageHeld), or in
+			// an event begun before FocusNeedFree the nearest table.
 			if !x.heldBelow(ep, minViews) {
 				if p := x.focusPick(ep, last, now, window, stale, r); p != nil {
+					return p
+				}
+				continue
+			}
+			if !x.coverageHeld() {
+				if p := x.focusLevel(lvl, ep, last, now, window, stale, r); p != nil {
 					return p
 				}
 				continue
@@ -163,4 +170,27 @@ func (x *judgingData) walk(ep, sp uint32, v int32, compare bool, last int32, now
 		return nil
 	}
 	return x.pickTie(ties, r)
+}
+
+// focusLevel is focus mode's pick among the free candidates of level lvl (the fewest
+// views), not excluded by epoch ep: the highest need less the walk. nil when none.
+func (x *judgingData) focusLevel(lvl int, ep uint32, last int32, now, window int64, stale bool, r *Rand) *Project {
+	list := x.cands[:0]
+	defer func() { x.cands = list[:0] }()
+	for _, k := range x.lvFree[lvl] {
+		if !x.excluded(k, ep) {
+			list = append(list, k)
+		}
+	}
+	if stale {
+		for _, k := range x.lvHeld[lvl] {
+			if !x.excluded(k, ep) && !x.busy(k, now, window) {
+				list = append(list, k)
+			}
+		}
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	return x.focusAmong(list, last, r)
 }

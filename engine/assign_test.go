@@ -392,9 +392,11 @@ func TestFastPathMatchesScan(t *testing.T) {
 		s.Options.MinViews = rnd.Intn(4)
 		s.Options.JudgingTimer = []int{0, 60, 300}[rnd.Intn(3)]
 		now := int64(1_000_000)
+		s.FocusNeed = []int{FocusNeedBoundary, FocusNeedFree}[rnd.Intn(2)]
 		for _, p := range ps {
 			p.Seen = rnd.Intn(4)
 			p.Active = rnd.Intn(10) > 0
+			p.Ratings = ProjectRating{PTop: []float64{0, 0.5, 0.9}[rnd.Intn(3)], SD: 1}
 		}
 		var judges []*Judge
 		for i := 0; i < 1+rnd.Intn(8); i++ {

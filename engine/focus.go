@@ -38,13 +38,24 @@ const (
 	top3Weight     = 0.5
 )
 
-// State.FocusNeed rules of the "podium" need: FocusNeedCoverage (an event begun since
-// the need carries coverageWeight × variance) and FocusNeedBoundary (an event begun
-// since the need leans on the edge of the top focus_top).
+// State.FocusNeed rules of focus mode: FocusNeedCoverage (an event begun since the
+// "podium" need carries coverageWeight × variance), FocusNeedBoundary (an event begun
+// since that need leans on the edge of the top focus_top) and FocusNeedFree (an event
+// begun since coverage ends at the judge's free candidates: see coverageHeld).
 const (
 	FocusNeedCoverage = 1
 	FocusNeedBoundary = 2
+	FocusNeedFree     = 3
 )
+
+// coverageHeld reports whether a judge whose free candidates all have min_views is
+// still kept to coverage (nearest table at the fewest views) because a project another
+// judge holds is below min_views: so in events begun before FocusNeedFree, whose
+// journals replay to the same assignments. Since then such a judge gets its focus pick:
+// the held project is being seen anyway, and the views at the end of coverage (about
+// one per judge, each judge holding one of the last unseen projects for its whole
+// visit) go to the edge of the top (docs/behaviour.md#why-the-edge-of-the-top).
+func (x *judgingData) coverageHeld() bool { return x.focusRule < FocusNeedFree }
 
 // focusNeed is the need of a project with rating r under assignment_goal goal and
 // State.FocusNeed rule: for "field" the rating's variance alone (every uncertain place

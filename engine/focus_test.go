@@ -212,8 +212,10 @@ func BenchmarkFocusPickEqualNeeds2k(b *testing.B) {
 func TestFocusNeedOfEarlierEvents(t *testing.T) {
 	r := ProjectRating{PTop: 0.5, PTop3: 0.1, SD: 1}
 	top := 0.5*0.5 + 0.1*0.9
-	if got, want := focusNeed(r, GoalPodium, FocusNeedBoundary), 2*0.25+0.5*0.09+coverageWeight; math.Abs(got-want) > 1e-12 {
-		t.Fatalf("podium need %v, want %v", got, want)
+	for _, rule := range []int{FocusNeedBoundary, FocusNeedFree} {
+		if got, want := focusNeed(r, GoalPodium, rule), 2*0.25+0.5*0.09+coverageWeight; math.Abs(got-want) > 1e-12 {
+			t.Fatalf("podium need of focus_need %d %v, want %v", rule, got, want)
+		}
 	}
 	if got := focusNeed(r, GoalPodium, FocusNeedCoverage); got != top+coverageWeight {
 		t.Fatalf("podium need of focus_need 1 %v, want %v", got, top+coverageWeight)
@@ -226,7 +228,7 @@ func TestFocusNeedOfEarlierEvents(t *testing.T) {
 	}
 
 	e := New()
-	if e.s.FocusNeed != FocusNeedBoundary || e.s.Options.MinViews != DefaultMinViews || DefaultMinViews != 1 {
+	if e.s.FocusNeed != FocusNeedFree || e.s.Options.MinViews != DefaultMinViews || DefaultMinViews != 1 {
 		t.Fatalf("new event: focus_need %d, min_views %d", e.s.FocusNeed, e.s.Options.MinViews)
 	}
 	var raw map[string]any
@@ -255,14 +257,42 @@ func TestFocusNeedOfEarlierEvents(t *testing.T) {
 	if earlier.s.FocusNeed != FocusNeedCoverage {
 		t.Fatalf("after assignment_goal: focus_need %d", earlier.s.FocusNeed)
 	}
-	// An event begun with focus_need 1 keeps it when the goal is set; a new one keeps 2.
+	// An event begun with focus_need 1 keeps it when the goal is set; a new one keeps 3.
 	if _, err := run(t, earlier, 3, &SetOptions{AssignmentGoal: sp(GoalField)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := run(t, e, 1, &SetOptions{AssignmentGoal: sp(GoalPodium)}); err != nil {
 		t.Fatal(err)
 	}
-	if earlier.s.FocusNeed != FocusNeedCoverage || e.s.FocusNeed != FocusNeedBoundary {
+	if earlier.s.FocusNeed != FocusNeedCoverage || e.s.FocusNeed != FocusNeedFree {
 		t.Fatalf("goal set again: focus_need %d (begun with 1), %d (new)", earlier.s.FocusNeed, e.s.FocusNeed)
+	}
+}
+
+// TestCoverageEndsAtFreeCandidates: once every free candidate of a judge has min_views
+// while another judge still holds an unseen project, a new event (focus_need 3) sends
+// the judge to the highest need among the fewest views, not to the nearest table as an
+// event begun before does (focus_need 2), and never past the fewest views; the fast
+// path and the full scan agree (docs/behaviour.md#focus-assignment).
+func TestCoverageEndsAtFreeCandidates(t *testing.T) {
+	for _, c := range []struct{ rule, want int }{{FocusNeedFree, 4}, {FocusNeedBoundary, 2}} {
+		s, ps := tiny(t, 1, 2, 3, 4, 5)
+		s.FocusNeed = c.rule
+		for i, p := range ps {
+			p.Seen = []int{0, 1, 1, 1, 2}[i]
+			p.Ratings = ProjectRating{SD: 1}
+		}
+		ps[3].Ratings.PTop = 0.5                           // the edge of the top: need 0.7
+		ps[4].Ratings.PTop, ps[4].Ratings.PTop3 = 0.5, 0.5 // higher still, but seen twice
+		j, other := addTestJudge(s, 1, ""), addTestJudge(s, 2, "")
+		hold(other, ps[0], 1)
+		j.LastLocation = 2
+		for _, noFast := range []bool{true, false} {
+			edited(s)
+			s.jd().noFast = noFast
+			if got := s.pickNext(j, ctxAt(s, 10, 7)); got != ps[c.want-1] {
+				t.Fatalf("focus_need %d (scan %v): table %d, want %d", c.rule, noFast, got.Location, c.want)
+			}
+		}
 	}
 }

@@ -46,8 +46,9 @@ type State struct {
 	Undo      map[ID]UndoPoint `json:"undo,omitempty"`
 	Keys      []KeptAnswer     `json:"keys,omitempty"`
 
-	// FocusNeed is the rule of focus mode's "podium" need (docs/behaviour.md#focus-assignment):
-	// FocusNeedBoundary for an event begun since the need leans on the edge of the top,
+	// FocusNeed is the rule of focus mode (docs/behaviour.md#focus-assignment):
+	// FocusNeedFree for an event begun since coverage ends at the free candidates,
+	// FocusNeedBoundary for one begun since the "podium" need leans on the edge of the top,
 	// FocusNeedCoverage for one begun since it carries coverage; 0 (absent) for one begun
 	// before, which keeps the earlier need, so its journal replays to the same
 	// assignments, until assignment_goal is set (then FocusNeedCoverage).
@@ -271,7 +272,7 @@ func NewState() *State {
 	// The options id of a new server is fixed so that two fresh servers agree.
 	s.OptionsID = ID{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}
 	s.Options = DefaultOptions(s.OptionsID)
-	s.FocusNeed = FocusNeedBoundary
+	s.FocusNeed = FocusNeedFree
 	s.reindex()
 	return s
 }
