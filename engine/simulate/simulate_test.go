@@ -70,14 +70,16 @@ func TestSimulationDeterministic(t *testing.T) {
 // TestRandomJudgeStandsApart: in a simulated event of 10 judges (40 projects), one
 // answering at random (its rankings and stars ignore quality) gets a lower reliability
 // and a higher disagreement than every careful judge of noise σ 0.5 or 1 at 20 visits
-// each, on at least 17 of 20 seeds (docs/behaviour.md#ratings). Not on every seed: a
-// careful judge whose fixed perception noise happens to run against quality (seed 12:
-// correlation −0.23 over the 40 projects) is sent by focus mode to projects of similar
-// quality, where that noise decides its order; over 40 seeds 35 keep the random judge
-// strictly apart (37 with the need of focus_need 1, which sent fewer views to the edge
-// of the top, docs/behaviour.md#why-the-edge-of-the-top).
+// each, on at least 17 of 20 seeds, here 34 of 40 (docs/behaviour.md#ratings). Not on
+// every seed: a careful judge whose fixed perception noise happens to run against
+// quality (seed 12: correlation −0.23 over the 40 projects) is sent by focus mode to
+// projects of similar quality, where that noise decides its order. The share sits near
+// that bound: over seeds 1–200, 171 keep the random judge strictly apart (173 with
+// focus_need 2, which spent the end of coverage on the nearest tables; 37 of 40 with
+// focus_need 1, which sent fewer views to the edge of the top,
+// docs/behaviour.md#why-the-edge-of-the-top), so 20 seeds decide by a seed or two.
 func TestRandomJudgeStandsApart(t *testing.T) {
-	const seeds = 20
+	const seeds = 40
 	cfg := DefaultConfig()
 	cfg.Projects, cfg.Judges, cfg.Visits, cfg.Careless, cfg.Random = 40, 10, 20, 0, 1
 	cfg.Noises = []float64{0.5, 1}
