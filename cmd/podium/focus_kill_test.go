@@ -113,7 +113,7 @@ func TestSIGKILLDuringFocusAssignment(t *testing.T) {
 		}
 	}
 	lists := []string{"/api/judge/list", "/api/project/list", "/api/admin/results"}
-	p2.ratingsCurrent() // the start's check fit has run (and found nothing to store)
+	p2.ratingsCurrent() // the start found the ratings current: no fit
 	first := map[string][]byte{}
 	for _, l := range lists {
 		first[l] = p2.must("GET", l, nil, "")
