@@ -32,19 +32,23 @@ func (s *State) rateProjects(cmd *SetRatings, tieScores map[ID]int) {
 // in cmd tie with another's (nil when none do); ok is false when the fit cannot wait:
 // it leaves active projects unlisted (they tie at the prior) or ties more than maxTiedAlone.
 func (s *State) tiesOf(cmd *SetRatings) (scores map[ID]int, ok bool) {
-	active, listed := 0, 0
-	for _, p := range s.Projects {
-		if p.Active {
-			active++
+	if !s.ratingsCounted || cmd.Version != s.RatingInputs {
+		// The projects may have changed since the fit copied them (when the counts
+		// are equal nothing changed: it lists exactly the active ones).
+		active, listed := 0, 0
+		for _, p := range s.Projects {
+			if p.Active {
+				active++
+			}
 		}
-	}
-	for _, id := range cmd.Projects {
-		if p, ok := s.Projects[id]; ok && p.Active {
-			listed++
+		for _, id := range cmd.Projects {
+			if p, ok := s.Projects[id]; ok && p.Active {
+				listed++
+			}
 		}
-	}
-	if listed < active {
-		return nil, false
+		if listed < active {
+			return nil, false
+		}
 	}
 	count := make(map[float64]int32, len(cmd.Rating))
 	for _, r := range cmd.Rating {
