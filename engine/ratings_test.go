@@ -14,10 +14,7 @@ func TestRankOrderTiesGoToCopeland(t *testing.T) {
 	r.must(Admin, &ClockUnpause{})
 	// The judge sees the first three projects and ranks p2 over p1 over p0: Copeland
 	// scores 2, 0, −2.
-	for i := 0; i < 3; i++ {
-		r.next(js[0])
-		r.must(JudgeActor(js[0]), &JudgeFinish{Judge: js[0]})
-	}
+	r.visits(js[0], 3)
 	seen := r.judge(js[0]).SeenProjects
 	order := []ID{seen[2].ProjectID, seen[1].ProjectID, seen[0].ProjectID}
 	r.must(JudgeActor(js[0]), &JudgeRank{Judge: js[0], Ranking: order})
@@ -98,10 +95,7 @@ func TestRatingsCurrentAcrossRestore(t *testing.T) {
 	r.projects(4)
 	js := r.judges(1, "")
 	r.must(Admin, &ClockUnpause{})
-	for i := 0; i < 2; i++ {
-		r.next(js[0])
-		r.must(JudgeActor(js[0]), &JudgeFinish{Judge: js[0]})
-	}
+	r.visits(js[0], 2)
 	if r.e.s.RatingsCurrent() {
 		t.Fatal("current before any fit")
 	}
@@ -127,8 +121,7 @@ func TestRatingsCurrentAcrossRestore(t *testing.T) {
 	if e := restore(snap); !e.s.RatingsCurrent() || e.s.RatingInputsVersion() != r.e.s.RatingInputsVersion() {
 		t.Fatalf("restored: current %v, inputs %d (were %d)", e.s.RatingsCurrent(), e.s.RatingInputsVersion(), r.e.s.RatingInputsVersion())
 	}
-	r.next(js[0])
-	r.must(JudgeActor(js[0]), &JudgeFinish{Judge: js[0]})
+	r.visits(js[0], 1)
 	if r.e.s.RatingsCurrent() {
 		t.Fatal("current after a finish no fit has seen")
 	}
