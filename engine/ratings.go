@@ -87,11 +87,15 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 		}
 	}
 	s.RatedAt = cmd.Version
-	if ties, ok := s.tiesOf(cmd); c.quiet && ok {
+	s.pendingFit, s.pendingTies = nil, nil
+	wait := false
+	if c.quiet {
 		// Replaying: the projects' part waits until something reads it (ratings_replay.go).
-		s.pendingFit, s.pendingTies = cmd, ties
+		s.pendingTies, wait = s.tiesOf(cmd)
+	}
+	if wait {
+		s.pendingFit = cmd
 	} else {
-		s.pendingFit, s.pendingTies = nil, nil
 		s.setProjectRatings(cmd, nil)
 	}
 	c.logf("ratings updated (%d projects, %d judges)", n, len(cmd.Judges))

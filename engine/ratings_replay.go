@@ -11,8 +11,8 @@ package engine
 // A later fit replaces a pending one whole: it resets every project it does not list.
 // Projects whose ratings tie are ranked by their Copeland scores, which the finishes and
 // rankings replayed across a waiting fit change: a fit with ties keeps the tied
-// projects' scores of its apply time (tiesOf), and one with more ties than that, or
-// with projects it does not list, applies at once.
+// projects' scores of its apply time and ranks by them (tiesOf); one with more than
+// maxTiedAlone ties, or that leaves an active project unlisted, applies at once.
 
 // rateProjects sets every project's rating from a fit, or the prior when the fit does
 // not list it (created since), and ranks them (ties by tieScores when not nil).
