@@ -174,6 +174,8 @@ func (e *Engine) Restore(b []byte) error {
 		return fmt.Errorf("decode snapshot: %w", err)
 	}
 	s.tokens, s.captures = &e.tokens, &e.captures // reindex fills tokens
+	// A snapshot of an earlier build has neither count (State.RatingInputs).
+	s.ratingsCounted = s.RatingInputs != 0 || s.RatedAt != 0
 	s.reindex()
 	gen := 1 + e.captures.Load() // the decoded seen lists are the state's own (State.ownSeen)
 	for _, j := range s.Judges {

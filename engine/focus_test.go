@@ -53,7 +53,7 @@ func newFocusCase(rnd *rand.Rand) focusCase {
 	if rnd.IntN(4) == 0 {
 		n = 1 + rnd.IntN(40)
 	}
-	x := newJudgingData()
+	x := newJudgingData(new(uint64))
 	x.slots = make([]slot, n)
 	x.proj = make([]*Project, n)
 	x.holders = make([][]holder, n)
@@ -170,7 +170,7 @@ func slotName(x *judgingData, p *Project) string {
 func BenchmarkFocusPickEqualNeeds2k(b *testing.B) {
 	const n = 2000
 	for _, seen := range []string{"alternate", "around"} {
-		x := newJudgingData()
+		x := newJudgingData(new(uint64))
 		x.slots = make([]slot, n)
 		x.proj = make([]*Project, n)
 		x.holders = make([][]holder, n)

@@ -37,6 +37,6 @@ func (s *State) scoresChanged() {
 func (s *State) ratingInputsChanged() {
 	c := &s.jd().scores
 	c.mu.Lock()
-	c.inputs++
+	*c.inputs++
 	c.mu.Unlock()
 }

@@ -10,7 +10,7 @@ package engine
 // command's random stream, so the results depend on the state alone.
 
 func init() {
-	reindexHooks = append(reindexHooks, func(s *State) { s.jx = newJudgingData() })
+	reindexHooks = append(reindexHooks, func(s *State) { s.jx = newJudgingData(&s.RatingInputs) })
 }
 
 // judgingData is the derived data of the judging flow.
@@ -111,7 +111,7 @@ type holdRec struct {
 	slot  int32
 }
 
-func newJudgingData() *judgingData {
+func newJudgingData(inputs *uint64) *judgingData {
 	x := &judgingData{
 		slotOf:     map[ID]int32{},
 		numOf:      map[ID]int32{},
@@ -120,14 +120,14 @@ func newJudgingData() *judgingData {
 		bigLevel:   defaultBigLevel,
 		maxWalk:    defaultMaxWalk,
 	}
-	x.scores.init()
+	x.scores.init(inputs)
 	return x
 }
 
 // jd returns the judging data (created by reindex; NewState and Restore call it).
 func (s *State) jd() *judgingData {
 	if s.jx == nil {
-		s.jx = newJudgingData()
+		s.jx = newJudgingData(&s.RatingInputs)
 	}
 	return s.jx
 }

@@ -96,6 +96,15 @@ func (r *rig) next(j ID) NextResult {
 	return r.must(JudgeActor(j), &JudgeNext{Judge: j}).(NextResult)
 }
 
+// visits has judge j take n visits: next, then finish.
+func (r *rig) visits(j ID, n int) {
+	r.t.Helper()
+	for range n {
+		r.next(j)
+		r.must(JudgeActor(j), &JudgeFinish{Judge: j})
+	}
+}
+
 func (r *rig) judge(id ID) *Judge     { return r.e.s.Judges[id] }
 func (r *rig) project(id ID) *Project { return r.e.s.Projects[id] }
 

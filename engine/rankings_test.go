@@ -9,10 +9,7 @@ func TestCrowdBTRefresh(t *testing.T) {
 	r.projects(3)
 	js := r.judges(1, "")
 	r.must(Admin, &ClockUnpause{})
-	for i := 0; i < 3; i++ {
-		r.next(js[0])
-		r.must(JudgeActor(js[0]), &JudgeFinish{Judge: js[0]})
-	}
+	r.visits(js[0], 3)
 	seen := r.judge(js[0]).SeenProjects
 	best := seen[2].ProjectID
 	r.must(JudgeActor(js[0]), &JudgeRank{Judge: js[0], Ranking: []ID{best, seen[0].ProjectID}})

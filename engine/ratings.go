@@ -86,11 +86,17 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 			}
 		}
 	}
+	s.RatedAt = cmd.Version
+	s.pendingFit, s.pendingTies = nil, nil
+	wait := false
 	if c.quiet {
 		// Replaying: the projects' part waits until something reads it (ratings_replay.go).
+		s.pendingTies, wait = s.tiesOf(cmd)
+	}
+	if wait {
 		s.pendingFit = cmd
 	} else {
-		s.setProjectRatings(cmd)
+		s.setProjectRatings(cmd, nil)
 	}
 	c.logf("ratings updated (%d projects, %d judges)", n, len(cmd.Judges))
 	c.changed("ratings")
@@ -100,8 +106,9 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 // rankProjects sets Rank: active projects by rating, then Copeland score, then table;
 // hidden projects 0. The Copeland scores are brought up to date only when two ratings
 // tie (after a fit they almost never do, and refreshing them after a flood of views is
-// most of this function's cost).
-func (s *State) rankProjects() {
+// most of this function's cost). A fit that waited (ratings_replay.go) passes the
+// scores its tied projects had when it was applied.
+func (s *State) rankProjects(tieScores map[ID]int) {
 	// Sorted by keys copied out of the projects: a comparison then reads no project
 	// (docs/behaviour.md#recovery-at-memory-speed: a replayed fit ranks 10,000 of them).
 	type key struct {
@@ -137,7 +144,11 @@ func (s *State) rankProjects() {
 		}
 	}
 	if len(tied) > 0 {
-		s.tiedScores(tied, func(score map[ID]int) {
+		scores := s.tiedScores
+		if tieScores != nil {
+			scores = func(_ []ID, fn func(map[ID]int)) { fn(tieScores) }
+		}
+		scores(tied, func(score map[ID]int) {
 			slices.SortFunc(list, func(a, b *Project) int {
 				if c := byRating(a, b); c != 0 {
 					return c
@@ -181,7 +192,14 @@ func (s *State) RatingInputsVersion() uint64 {
 	c := &s.jd().scores
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.inputs
+	return *c.inputs
+}
+
+// RatingsCurrent says whether the stored ratings saw every change to their inputs
+// (RatedAt equals RatingInputs); false when they did not, or when the state cannot
+// say (restored from a snapshot of an earlier build: docs/behaviour.md#ratings).
+func (s *State) RatingsCurrent() bool {
+	return s.ratingsCounted && s.RatedAt == s.RatingInputsVersion()
 }
 
 // RatingInput is what a fit needs, copied from the state under the read lock.

@@ -9,10 +9,14 @@ package engine
 // assignment, before a copy or an encoding of the state, and at the end of the replay
 // (Engine.Replayed).
 // A later fit replaces a pending one whole: it resets every project it does not list.
+// Projects whose ratings tie are ranked by their Copeland scores, which the finishes and
+// rankings replayed across a waiting fit change: a fit with ties keeps the tied
+// projects' scores of its apply time and ranks by them (tiesOf); one with more than
+// maxTiedAlone ties, or that leaves an active project unlisted, applies at once.
 
 // rateProjects sets every project's rating from a fit, or the prior when the fit does
-// not list it (created since), and ranks them.
-func (s *State) rateProjects(cmd *SetRatings) {
+// not list it (created since), and ranks them (ties by tieScores when not nil).
+func (s *State) rateProjects(cmd *SetRatings, tieScores map[ID]int) {
 	for _, p := range s.Projects { // the projects the fit left out (created since)
 		p.Ratings = ProjectRating{SD: RatingPriorSD}
 	}
@@ -21,13 +25,60 @@ func (s *State) rateProjects(cmd *SetRatings) {
 			p.Ratings = ProjectRating{Rating: cmd.Rating[i], SD: cmd.SD[i], PTop: cmd.PTop[i], PTop3: cmd.PTop3[i]}
 		}
 	}
-	s.rankProjects()
+	s.rankProjects(tieScores)
+}
+
+// tiesOf returns the Copeland scores, as they are now, of the projects whose ratings
+// in cmd tie with another's (nil when none do); ok is false when the fit cannot wait:
+// it leaves active projects unlisted (they tie at the prior) or ties more than maxTiedAlone.
+func (s *State) tiesOf(cmd *SetRatings) (scores map[ID]int, ok bool) {
+	if !s.ratingsCounted || cmd.Version != s.RatingInputs {
+		// The projects may have changed since the fit copied them (when the counts
+		// are equal nothing changed: it lists exactly the active ones).
+		active, listed := 0, 0
+		for _, p := range s.Projects {
+			if p.Active {
+				active++
+			}
+		}
+		for _, id := range cmd.Projects {
+			if p, ok := s.Projects[id]; ok && p.Active {
+				listed++
+			}
+		}
+		if listed < active {
+			return nil, false
+		}
+	}
+	count := make(map[float64]int32, len(cmd.Rating))
+	for _, r := range cmd.Rating {
+		count[r+0]++ // −0 and 0 tie
+	}
+	var tied []ID
+	for i, r := range cmd.Rating {
+		if count[r+0] > 1 {
+			if len(tied) == maxTiedAlone {
+				return nil, false
+			}
+			tied = append(tied, cmd.Projects[i])
+		}
+	}
+	if len(tied) == 0 {
+		return nil, true
+	}
+	scores = make(map[ID]int, len(tied))
+	s.tiedScores(tied, func(score map[ID]int) {
+		for _, id := range tied {
+			scores[id] = score[id]
+		}
+	})
+	return scores, true
 }
 
 // setProjectRatings applies the projects' part of a fit: the ratings and ranks, then,
 // when the judging index is current, the focus needs.
-func (s *State) setProjectRatings(cmd *SetRatings) {
-	s.rateProjects(cmd)
+func (s *State) setProjectRatings(cmd *SetRatings, tieScores map[ID]int) {
+	s.rateProjects(cmd, tieScores)
 	x := s.jd()
 	if x.valid && x.syncedAt == s.Applied {
 		x.refreshFocus()
@@ -38,8 +89,9 @@ func (s *State) setProjectRatings(cmd *SetRatings) {
 // flushFit applies a pending fit's projects' part, if there is one.
 func (s *State) flushFit() {
 	if cmd := s.pendingFit; cmd != nil {
-		s.pendingFit = nil
-		s.setProjectRatings(cmd)
+		ties := s.pendingTies
+		s.pendingFit, s.pendingTies = nil, nil
+		s.setProjectRatings(cmd, ties)
 	}
 }
 

@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // TestRankOrderTiesGoToCopeland: ranks follow the rating; equal ratings fall back to the
 // Copeland score, then the table; hidden projects get rank 0.
@@ -11,10 +14,7 @@ func TestRankOrderTiesGoToCopeland(t *testing.T) {
 	r.must(Admin, &ClockUnpause{})
 	// The judge sees the first three projects and ranks p2 over p1 over p0: Copeland
 	// scores 2, 0, −2.
-	for i := 0; i < 3; i++ {
-		r.next(js[0])
-		r.must(JudgeActor(js[0]), &JudgeFinish{Judge: js[0]})
-	}
+	r.visits(js[0], 3)
 	seen := r.judge(js[0]).SeenProjects
 	order := []ID{seen[2].ProjectID, seen[1].ProjectID, seen[0].ProjectID}
 	r.must(JudgeActor(js[0]), &JudgeRank{Judge: js[0], Ranking: order})
@@ -83,5 +83,62 @@ func TestRatingInputsFollowTheProjectSet(t *testing.T) {
 	r.fails(KindInvalid, Admin, &CreateProjects{Projects: []NewProject{{Name: ""}}})
 	if now := r.e.s.RatingInputsVersion(); now != v {
 		t.Fatalf("a refused create moved RatingInputsVersion %d -> %d", v, now)
+	}
+}
+
+// TestRatingsCurrentAcrossRestore: a stored fit that saw every change makes the ratings
+// current; a finish after it does not; both counts travel in the snapshot, so a restored
+// state says the same and a change after the restore is counted on. A snapshot of an
+// earlier build (without the counts) cannot say.
+func TestRatingsCurrentAcrossRestore(t *testing.T) {
+	r := newRig(t)
+	r.projects(4)
+	js := r.judges(1, "")
+	r.must(Admin, &ClockUnpause{})
+	r.visits(js[0], 2)
+	if r.e.s.RatingsCurrent() {
+		t.Fatal("current before any fit")
+	}
+	in := r.e.s.RatingInput()
+	cmd := &SetRatings{Version: in.Version, Projects: in.Projects, Judges: in.Judges, Reliability: make([]float64, len(in.Judges))}
+	for range in.Projects {
+		cmd.Rating, cmd.SD = append(cmd.Rating, 0.1), append(cmd.SD, 1)
+		cmd.PTop, cmd.PTop3 = append(cmd.PTop, 0.5), append(cmd.PTop3, 0.5)
+	}
+	r.must(System, cmd)
+	if !r.e.s.RatingsCurrent() {
+		t.Fatal("not current after a fit of the current inputs")
+	}
+	restore := func(b []byte) *Engine {
+		t.Helper()
+		e := New()
+		if err := e.Restore(b); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	snap := snapshot(t, r.e)
+	if e := restore(snap); !e.s.RatingsCurrent() || e.s.RatingInputsVersion() != r.e.s.RatingInputsVersion() {
+		t.Fatalf("restored: current %v, inputs %d (were %d)", e.s.RatingsCurrent(), e.s.RatingInputsVersion(), r.e.s.RatingInputsVersion())
+	}
+	r.visits(js[0], 1)
+	if r.e.s.RatingsCurrent() {
+		t.Fatal("current after a finish no fit has seen")
+	}
+	if e := restore(snapshot(t, r.e)); e.s.RatingsCurrent() {
+		t.Fatal("restored after the finish: current")
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(snap, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if raw["rating_inputs"] == nil || raw["rated_at"] == nil {
+		t.Fatalf("snapshot without the counts: %v %v", raw["rating_inputs"], raw["rated_at"])
+	}
+	delete(raw, "rating_inputs")
+	delete(raw, "rated_at")
+	old, _ := json.Marshal(raw)
+	if e := restore(old); e.s.RatingsCurrent() {
+		t.Fatal("a snapshot of an earlier build: current")
 	}
 }

@@ -27,8 +27,8 @@ type scoreCache struct {
 	stars      map[ID]int
 	trackStars map[ID]map[string]int
 	btDirty    bool
-	btVersion  uint64 // counts changes to Crowd-BT's inputs
-	inputs     uint64 // counts changes to the ratings' inputs (RatingInputsVersion)
+	btVersion  uint64  // counts changes to Crowd-BT's inputs
+	inputs     *uint64 // State.RatingInputs, counted here (RatingInputsVersion)
 	bt         map[ID]btValue
 }
 
@@ -41,7 +41,8 @@ type judgeContrib struct {
 	track   string // "" general: stars count in stars; else in track_stars[track]
 }
 
-func (c *scoreCache) init() {
+func (c *scoreCache) init(inputs *uint64) {
+	c.inputs = inputs
 	c.all = true
 	c.btDirty = true
 	c.dirty = map[ID]struct{}{}
@@ -53,7 +54,7 @@ func (c *scoreCache) judgeChanged(id ID, bt bool) {
 	if !c.all { // else all is redone anyway (after a restore: the whole replay)
 		c.dirty[id] = struct{}{}
 	}
-	c.inputs++
+	*c.inputs++
 	if bt {
 		c.btDirty = true
 		c.btVersion++
@@ -67,7 +68,7 @@ func (c *scoreCache) invalidate() {
 	c.all = true
 	c.btDirty = true
 	c.btVersion++
-	c.inputs++
+	*c.inputs++
 	c.mu.Unlock()
 }
 

@@ -123,7 +123,7 @@ func TestScoresIncrementalMatchesFull(t *testing.T) {
 		r.must(JudgeActor(js[0]), &JudgeStar{Judge: js[0], Project: r.judge(js[0]).SeenProjects[0].ProjectID, Starred: round%2 == 0})
 	}
 	s := r.e.s
-	full := newJudgingData()
+	full := newJudgingData(new(uint64))
 	for id := range s.Projects {
 		inc := s.ScoreOf(id)
 		save := s.jx

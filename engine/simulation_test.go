@@ -15,7 +15,7 @@ func checkIndex(t *testing.T, s *State, pairs bool) {
 	if !x.valid || x.syncedAt != s.Applied {
 		return // would be rebuilt on next use anyway
 	}
-	fresh := newJudgingData()
+	fresh := newJudgingData(new(uint64))
 	fresh.sync(s)
 	if len(fresh.slots) != len(x.slots) {
 		t.Fatalf("index has %d slots, want %d", len(x.slots), len(fresh.slots))
@@ -347,7 +347,7 @@ func TestJudgingAcrossAdminCommands(t *testing.T) {
 	}
 	compareScores := func(when string) {
 		t.Helper()
-		full := newJudgingData()
+		full := newJudgingData(new(uint64))
 		for id := range s.Projects {
 			inc := s.ScoreOf(id)
 			save := s.jx
@@ -361,7 +361,7 @@ func TestJudgingAcrossAdminCommands(t *testing.T) {
 		// Pair counts equal a rebuild from the seen lists.
 		x := s.jd()
 		x.reconcilePairs(s)
-		fresh := newJudgingData()
+		fresh := newJudgingData(new(uint64))
 		fresh.reconcilePairs(s)
 		for _, a := range ps {
 			for _, b := range ps {

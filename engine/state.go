@@ -54,20 +54,33 @@ type State struct {
 	// assignments, until assignment_goal is set (then FocusNeedCoverage).
 	FocusNeed int `json:"focus_need,omitempty"`
 
-	codeIndex  map[string]ID  // login code -> judge
-	tokenIndex map[string]ID  // token hash -> judge
-	tokens     *tokenMirror   // the engine's lock-free copy of tokenIndex (tokens.go); nil in copies
-	captures   *atomic.Uint64 // the engine's count of captures (Judge.seenOwn); nil in copies
-	locIndex   map[int]ID     // table number -> project
-	maxLoc     int            // highest key of locIndex when maxLocOK (see maxLocation)
-	maxLocOK   bool           // maxLoc is up to date
-	jx         *judgingData   // judging flow's derived data (judging_index.go)
-	publicAt   uint64         // version of the public project listing (see PublicListChangedAt)
-	logBuf     []byte         // scratch for building audit lines (Ctx.log)
-	lines      *lineWriter    // a replay's audit lines being written (log_replay.go)
-	keys       *keyIndex      // finds Keys by judge and key (idempotency.go)
-	conflicted map[ID][]ID    // judge -> projects it has a conflict with (conflicts.go)
-	pendingFit *SetRatings    // a replayed fit whose projects' part waits (ratings_replay.go)
+	// RatingInputs counts the changes to what the ratings are fitted from
+	// (RatingInputsVersion) and RatedAt is that count as the stored ratings saw it
+	// (SetRatings.Version): equal, the ratings are current, and a restart has nothing
+	// to refit (docs/behaviour.md#ratings). Snapshots carry both, so the count goes on
+	// across restarts on the journal's versions; one of an earlier build has neither
+	// (ratingsCounted false: the count starts again at its restore).
+	RatingInputs uint64 `json:"rating_inputs,omitempty"`
+	RatedAt      uint64 `json:"rated_at,omitempty"`
+
+	codeIndex   map[string]ID  // login code -> judge
+	tokenIndex  map[string]ID  // token hash -> judge
+	tokens      *tokenMirror   // the engine's lock-free copy of tokenIndex (tokens.go); nil in copies
+	captures    *atomic.Uint64 // the engine's count of captures (Judge.seenOwn); nil in copies
+	locIndex    map[int]ID     // table number -> project
+	maxLoc      int            // highest key of locIndex when maxLocOK (see maxLocation)
+	maxLocOK    bool           // maxLoc is up to date
+	jx          *judgingData   // judging flow's derived data (judging_index.go)
+	publicAt    uint64         // version of the public project listing (see PublicListChangedAt)
+	logBuf      []byte         // scratch for building audit lines (Ctx.log)
+	lines       *lineWriter    // a replay's audit lines being written (log_replay.go)
+	keys        *keyIndex      // finds Keys by judge and key (idempotency.go)
+	conflicted  map[ID][]ID    // judge -> projects it has a conflict with (conflicts.go)
+	pendingFit  *SetRatings    // a replayed fit whose projects' part waits (ratings_replay.go)
+	pendingTies map[ID]int     // its tied projects' Copeland scores when it applied
+	// ratingsCounted: RatingInputs and RatedAt count on one base (a new state, or a
+	// snapshot that carries them), so RatingsCurrent can compare them.
+	ratingsCounted bool
 }
 
 // PublicListChangedAt is the public project listing's version: it grows whenever a
@@ -273,6 +286,7 @@ func NewState() *State {
 	s.OptionsID = ID{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}
 	s.Options = DefaultOptions(s.OptionsID)
 	s.FocusNeed = FocusNeedFree
+	s.ratingsCounted = true
 	s.reindex()
 	return s
 }

@@ -37,13 +37,14 @@ func TestDataDirFromEarlierBuild(t *testing.T) {
 	n.Read(func(s *engine.State) {
 		judges, projects = len(s.Judges), len(s.Projects)
 		// What later builds derive from the same records is left out: the undo points
-		// of the last minute's finishes (docs/behaviour.md#on-the-floor); the fixture
-		// has no conflicts and no idempotency keys, which only new requests make.
+		// of the last minute's finishes (docs/behaviour.md#on-the-floor) and the counts
+		// of the ratings' inputs (docs/behaviour.md#ratings); the fixture has no
+		// conflicts and no idempotency keys, which only new requests make.
 		if len(s.Conflicts) != 0 || len(s.Keys) != 0 {
 			t.Fatalf("fixture opened with %d conflicts, %d keys", len(s.Conflicts), len(s.Keys))
 		}
 		c := *s
-		c.Undo = nil
+		c.Undo, c.RatingInputs, c.RatedAt = nil, 0, 0
 		if err := c.EncodeTo(h); err != nil {
 			t.Fatal(err)
 		}

@@ -147,7 +147,14 @@ func (r *runner) judgeLoop(stop <-chan struct{}, j *judgeRec, rng *rand.Rand) {
 			case 404, 405:
 				r.noJudging.Store(true)
 				return
-			case 0: // no answer: try again
+			case 0: // no answer: try again. The server may have assigned a project
+				// already (the answer lost in a crash), which the retry returns: the
+				// hold may have begun at this first request.
+				j.mu.Lock()
+				if j.assignFrom == 0 {
+					j.assignFrom = sent
+				}
+				j.mu.Unlock()
 			default:
 				r.jc.unexpected.Add(1)
 			}

@@ -31,11 +31,14 @@ import (
 // always, a cluster node while it leads; the others apply the journaled result). A
 // node that has a fit due but does not lead (or is not ready) looks again every
 // ratingsRetry: leadership comes without a change to the inputs.
-// After a start (and on a cluster node, once it first leads) it fits once whatever the
-// counter says: the journaled ratings may predate the last changes before the stop (a
-// burst shorter than Quiet, or fewer than Every changes). That result is
-// stored only when it differs from the journaled ratings (RatingInput.Changes), so an
-// idle restart writes nothing. A restored backup is checked the same way.
+// No fit starts while the state says its stored ratings saw every change to their
+// inputs (State.RatingsCurrent): after a start or a restored backup that is the usual
+// case, and the ratings stay exactly as they were. When the state cannot say (a
+// snapshot of an earlier build), it fits once after the start (and on a cluster node,
+// once it first leads) whatever the counter says, since the journaled ratings may
+// predate the last changes before the stop, and stores that result only when it
+// differs from the journaled ratings (RatingInput.Changes). A restored backup is
+// checked the same way.
 
 const (
 	ratingsDefaultEvery = 5
@@ -180,6 +183,16 @@ func (r *Ratings) due(st *fitState) (wait time.Duration, ok bool) {
 // the next fit may start; false when the loop is stopping.
 func (r *Ratings) fitOnce(st *fitState) bool {
 	n, log := r.node, r.opts.Log
+	var current bool
+	var v uint64
+	n.Read(func(s *engine.State) { current, v = s.RatingsCurrent(), s.RatingInputsVersion() })
+	if current { // the stored ratings saw every change: nothing to fit (after a start, mostly)
+		log.Debug().Msg("ratings current: no fit")
+		st.check, st.fitted, st.pending = false, v, 0
+		st.seen = max(st.seen, v)
+		r.publishFitted(v)
+		return true
+	}
 	start := time.Now()
 	var in *engine.RatingInput
 	n.Read(func(s *engine.State) { in = s.RatingInput() })

@@ -205,3 +205,76 @@ func waitCurrent(t *testing.T, n *ratedNode) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestStartKeepsCurrentRatings: ratings stored with every change seen are kept as they
+// are across restarts, even when a fit of the same inputs would give other numbers (a
+// fit from another starting point stops elsewhere on a flat posterior): a start fits
+// only when the state says a change is missing (State.RatingsCurrent), also after a
+// snapshot. A finish after the stored fit is fitted after the next start.
+func TestStartKeepsCurrentRatings(t *testing.T) {
+	dir := t.TempDir()
+	n := openRated(t, dir, RatingsOptions{Every: 1 << 30, Quiet: time.Hour})
+	for i := 0; i < 8; i++ {
+		addProject(t, n, i)
+	}
+	judges := []engine.ID{addJudge(t, n, 0), addJudge(t, n, 1), addJudge(t, n, 2)}
+	mustSubmit(t, n, &engine.ClockUnpause{})
+	judgeRounds(t, n, judges, 2)
+	// Ratings no fit would give: the projects' table order, every judge 0.5.
+	var in *engine.RatingInput
+	n.Read(func(s *engine.State) { in = s.RatingInput() })
+	cmd := fit.Ratings(in)
+	for i := range cmd.Rating {
+		cmd.Rating[i] = float64(i) / 4
+	}
+	for i := range cmd.Reliability {
+		cmd.Reliability[i] = 0.5
+	}
+	if _, err := n.Submit(context.Background(), engine.System, cmd); err != nil {
+		t.Fatal(err)
+	}
+	stored := func(n *ratedNode) (r []float64, current bool) {
+		n.Read(func(s *engine.State) {
+			for _, id := range in.Projects {
+				r = append(r, s.Projects[id].Ratings.Rating)
+			}
+			current = s.RatingsCurrent()
+		})
+		return r, current
+	}
+	want, current := stored(n)
+	if !current {
+		t.Fatal("RatingsCurrent false right after a fit of the current inputs was stored")
+	}
+	for round, snapshot := range []bool{false, true} {
+		if snapshot {
+			if err := n.Snapshot(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := n.Close(); err != nil {
+			t.Fatal(err)
+		}
+		n = openRated(t, dir, RatingsOptions{})
+		waitCurrent(t, n)
+		got, current := stored(n)
+		if !current || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("restart %d (snapshot %v): ratings %v (current %v), were %v", round, snapshot, got, current, want)
+		}
+	}
+	// One more finish: the state says a change is missing, and the start fits it.
+	judgeRounds(t, n, judges[:1], 1)
+	if _, current := stored(n); current {
+		t.Fatal("RatingsCurrent true after a finish no fit has seen")
+	}
+	n.fit.Stop()
+	if err := n.Node.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n = openRated(t, dir, RatingsOptions{})
+	defer n.Close()
+	waitCurrent(t, n)
+	if got, current := stored(n); !current || fmt.Sprint(got) == fmt.Sprint(want) {
+		t.Fatalf("after a start with a change missing: ratings %v (current %v), were %v", got, current, want)
+	}
+}
