@@ -95,8 +95,11 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 	}
 	if wait {
 		s.pendingFit = cmd
+		if x := s.jd(); x.current(s) {
+			x.keep(s) // as live: the index stays current; its focus needs wait for the flush
+		}
 	} else {
-		s.setProjectRatings(cmd, nil)
+		s.setProjectRatings(cmd)
 	}
 	c.logf("ratings updated (%d projects, %d judges)", n, len(cmd.Judges))
 	c.changed("ratings")

@@ -75,10 +75,10 @@ func (s *State) tiesOf(cmd *SetRatings) (scores map[ID]int, ok bool) {
 	return scores, true
 }
 
-// setProjectRatings applies the projects' part of a fit: the ratings and ranks, then,
-// when the judging index is current, the focus needs.
-func (s *State) setProjectRatings(cmd *SetRatings, tieScores map[ID]int) {
-	s.rateProjects(cmd, tieScores)
+// setProjectRatings applies the projects' part of a live fit: the ratings and ranks,
+// then, when the judging index is current, the focus needs.
+func (s *State) setProjectRatings(cmd *SetRatings) {
+	s.rateProjects(cmd, nil)
 	x := s.jd()
 	if x.valid && x.syncedAt == s.Applied {
 		x.refreshFocus()
@@ -86,12 +86,19 @@ func (s *State) setProjectRatings(cmd *SetRatings, tieScores map[ID]int) {
 	}
 }
 
-// flushFit applies a pending fit's projects' part, if there is one.
+// flushFit applies a pending fit's projects' part, if there is one: the ratings and
+// ranks, and the focus needs of an index that is current. It runs between two
+// commands, so it leaves the index's currency as it found it (the fit kept it when it
+// applied, as a live fit does): a keep here would mark it current for the command
+// about to apply, whose changes it has not seen.
 func (s *State) flushFit() {
 	if cmd := s.pendingFit; cmd != nil {
 		ties := s.pendingTies
 		s.pendingFit, s.pendingTies = nil, nil
-		s.setProjectRatings(cmd, ties)
+		s.rateProjects(cmd, ties)
+		if x := s.jd(); x.current(s) {
+			x.refreshFocus()
+		}
 	}
 }
 

@@ -119,17 +119,22 @@ func TestReplayAfterRestoreMatchesLive(t *testing.T) {
 	for _, mode := range []string{ModeFocus, ModeSpread} {
 		for _, groups := range []bool{false, true} {
 			for _, old := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/groups=%v/old=%v", mode, groups, old), func(t *testing.T) {
-					replayAfterRestore(t, mode, groups, old)
-				})
+				for _, start := range []bool{false, true} {
+					t.Run(fmt.Sprintf("%s/groups=%v/old=%v/fromStart=%v", mode, groups, old, start), func(t *testing.T) {
+						replayAfterRestore(t, mode, groups, old, start)
+					})
+				}
 			}
 		}
 	}
 }
 
 // With old, the nexts replay as from a journal written before they recorded their
-// project (JudgeNext.Got): each runs the assignment again.
-func replayAfterRestore(t *testing.T, mode string, groups, old bool) {
+// project (JudgeNext.Got): each runs the assignment again. With fromStart the whole
+// journal replays into a new state instead of the records after the snapshot into the
+// restored one: the judging index is then built early and kept up by the replayed
+// commands, as the live engine keeps it.
+func replayAfterRestore(t *testing.T, mode string, groups, old, fromStart bool) {
 	live := New()
 	rec := newRecorder(t, live, 7)
 	env, apply := rec.env, rec.apply
@@ -216,7 +221,10 @@ func replayAfterRestore(t *testing.T, mode string, groups, old bool) {
 		}
 	}
 	fresh := New()
-	if err := fresh.Restore(snap); err != nil {
+	var twin *Engine // from the start: the same records applied live, in step
+	if fromStart {
+		at, after, twin = 0, 0, New()
+	} else if err := fresh.Restore(snap); err != nil {
 		t.Fatal(err)
 	}
 	for i, record := range rec.records[after:] {
@@ -229,6 +237,19 @@ func replayAfterRestore(t *testing.T, mode string, groups, old bool) {
 		}
 		if err := fresh.Replay(&e); err != nil {
 			t.Fatalf("replay record %d (%s): %v", i, e.Cmd.Kind(), err)
+		}
+		if twin != nil {
+			// Once built, the index is current after the same commands as live (a
+			// replayed fit that waits keeps it as a live one does), so the same
+			// commands keep it up and the same ones rebuild it.
+			var tw Envelope
+			DecodeEnvelope(record, &tw)
+			if _, _, err := twin.Apply(&tw); err != nil {
+				t.Fatalf("apply record %d (%s): %v", i, tw.Cmd.Kind(), err)
+			}
+			if a, b := twin.s.jd().current(twin.s), fresh.s.jd().current(fresh.s); a != b && fresh.s.jd().valid {
+				t.Fatalf("after record %d (%s): index current live %v, replayed %v", i, e.Cmd.Kind(), a, b)
+			}
 		}
 		if after+i+1 == midAt && snapshotHash(t, fresh) != mid {
 			t.Fatal("the replayed state differs from the live state before the first skip")

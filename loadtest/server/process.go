@@ -109,7 +109,7 @@ func (s *Process) Start(ctx context.Context) error {
 		s.addr = net.JoinHostPort(host, port)
 		return nil
 	case <-s.done:
-		return fmt.Errorf("server exited before listening: %v (log: %s)", s.exitErr, s.logPath)
+		return fmt.Errorf("server exited before listening: %v (log: %s)%s", s.exitErr, s.logPath, s.logTail())
 	case <-ctx.Done():
 		s.Kill()
 		return ctx.Err()
@@ -186,4 +186,20 @@ func (s *Process) Exited() bool {
 	default:
 		return false
 	}
+}
+
+// logTail returns the end of the server's log (its last 2 KiB), for an error that the
+// log explains: a test's temporary directory is gone by the time anyone reads the path.
+func (s *Process) logTail() string {
+	if s.logPath == "" {
+		return ""
+	}
+	b, err := os.ReadFile(s.logPath)
+	if err != nil {
+		return ""
+	}
+	if len(b) > 2048 {
+		b = b[len(b)-2048:]
+	}
+	return "; the log ends:\n" + string(b)
 }
