@@ -147,11 +147,7 @@ func (s *State) rankProjects(tieScores map[ID]int) {
 		}
 	}
 	if len(tied) > 0 {
-		scores := s.tiedScores
-		if tieScores != nil {
-			scores = func(_ []ID, fn func(map[ID]int)) { fn(tieScores) }
-		}
-		scores(tied, func(score map[ID]int) {
+		byScore := func(score map[ID]int) {
 			slices.SortFunc(list, func(a, b *Project) int {
 				if c := byRating(a, b); c != 0 {
 					return c
@@ -161,7 +157,12 @@ func (s *State) rankProjects(tieScores map[ID]int) {
 				}
 				return cmp.Compare(a.Location, b.Location)
 			})
-		})
+		}
+		if tieScores != nil {
+			byScore(tieScores)
+		} else {
+			s.tiedScores(tied, byScore)
+		}
 	}
 	for i, p := range list {
 		p.Ratings.Rank = i + 1

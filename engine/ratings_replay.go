@@ -79,8 +79,7 @@ func (s *State) tiesOf(cmd *SetRatings) (scores map[ID]int, ok bool) {
 // then, when the judging index is current, the focus needs.
 func (s *State) setProjectRatings(cmd *SetRatings) {
 	s.rateProjects(cmd, nil)
-	x := s.jd()
-	if x.valid && x.syncedAt == s.Applied {
+	if x := s.jd(); x.current(s) {
 		x.refreshFocus()
 		x.keep(s)
 	}
