@@ -108,8 +108,8 @@ func (e *Engine) apply(env *Envelope, quiet bool) (result any, events []Event, e
 	}
 	if !quiet {
 		e.s.settle() // a live command's lines follow the replay's
-	} else if e.s.pendingFit != nil && readsRatings(env.Cmd) {
-		e.s.flushFit()
+	} else if e.s.pendingFit != nil {
+		e.s.passFit(env.Cmd)
 	}
 	res, err := env.Cmd.apply(e.s, c)
 	if err != nil {

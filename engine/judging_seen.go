@@ -101,11 +101,16 @@ func bitSet(bits []uint64, k int32) bool {
 
 // seenBit returns the word and bit of project p in a seen filter.
 func seenBit(p ID) (int, uint64) {
+	h := idHash(p)
+	return int(h >> 63), 1 << (h >> 57 & 63)
+}
+
+// idHash mixes an id's bytes into 64 bits whose top bits the id filters use.
+func idHash(p ID) uint64 {
 	h := (uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 | uint64(p[4])<<32 |
 		uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56) ^
 		(uint64(p[8])|uint64(p[9])<<8|uint64(p[10])<<16|uint64(p[11])<<24)<<21
-	h *= 0x9e3779b97f4a7c15
-	return int(h >> 63), 1 << (h >> 57 & 63)
+	return h * 0x9e3779b97f4a7c15
 }
 
 // mayHaveSeen reports whether p may be among j's seen projects (false: it is not),

@@ -1,18 +1,25 @@
 package engine
 
+import (
+	"math"
+	"math/bits"
+)
+
 // A replayed fit's projects' part waits (docs/behaviour.md#recovery-at-memory-speed):
 // a fit result sets the rating of every project and ranks them all, and while the
 // journal replays, the next fit usually replaces all of it before anything has read it.
 // So a replayed SetRatings applies its judges' part at once and leaves its projects'
 // part pending in State.pendingFit; the pending part is applied before any command that
-// may read ratings (Engine.apply asks readsRatings), when a replayed next must run the
+// may read ratings (Engine.apply asks passFit), when a replayed next must run the
 // assignment, before a copy or an encoding of the state, and at the end of the replay
 // (Engine.Replayed).
 // A later fit replaces a pending one whole: it resets every project it does not list.
 // Projects whose ratings tie are ranked by their Copeland scores, which the finishes and
-// rankings replayed across a waiting fit change: a fit with ties keeps the tied
-// projects' scores of its apply time and ranks by them (tiesOf); one with more than
-// maxTiedAlone ties, or that leaves an active project unlisted, applies at once.
+// rankings replayed across a waiting fit change: a fit with ties ranks them by the
+// scores of its apply time. Most waiting fits are replaced unread, so those scores are
+// not taken when it applies: it watches the judges whose points change across it
+// (tieWatch) and works them out when it is flushed. A fit with more than maxTiedAlone
+// ties, or that leaves an active project unlisted, applies at once.
 
 // rateProjects sets every project's rating from a fit, or the prior when the fit does
 // not list it (created since), and ranks them (ties by tieScores when not nil).
@@ -28,10 +35,10 @@ func (s *State) rateProjects(cmd *SetRatings, tieScores map[ID]int) {
 	s.rankProjects(tieScores)
 }
 
-// tiesOf returns the Copeland scores, as they are now, of the projects whose ratings
-// in cmd tie with another's (nil when none do); ok is false when the fit cannot wait:
-// it leaves active projects unlisted (they tie at the prior) or ties more than maxTiedAlone.
-func (s *State) tiesOf(cmd *SetRatings) (scores map[ID]int, ok bool) {
+// tiesOf returns the watch of the projects whose ratings in cmd tie with another's
+// (nil when none do); ok is false when the fit cannot wait: it leaves active projects
+// unlisted (they tie at the prior) or ties more than maxTiedAlone.
+func (s *State) tiesOf(cmd *SetRatings) (w *tieWatch, ok bool) {
 	if !s.ratingsCounted || cmd.Version != s.RatingInputs {
 		// The projects may have changed since the fit copied them (when the counts
 		// are equal nothing changed: it lists exactly the active ones).
@@ -50,29 +57,17 @@ func (s *State) tiesOf(cmd *SetRatings) (scores map[ID]int, ok bool) {
 			return nil, false
 		}
 	}
-	count := make(map[float64]int32, len(cmd.Rating))
-	for _, r := range cmd.Rating {
-		count[r+0]++ // −0 and 0 tie
-	}
 	var tied []ID
-	for i, r := range cmd.Rating {
-		if count[r+0] > 1 {
-			if len(tied) == maxTiedAlone {
-				return nil, false
-			}
-			tied = append(tied, cmd.Projects[i])
+	for _, i := range tiedRatings(cmd.Rating) {
+		if len(tied) == maxTiedAlone {
+			return nil, false
 		}
+		tied = append(tied, cmd.Projects[i])
 	}
 	if len(tied) == 0 {
 		return nil, true
 	}
-	scores = make(map[ID]int, len(tied))
-	s.tiedScores(tied, func(score map[ID]int) {
-		for _, id := range tied {
-			scores[id] = score[id]
-		}
-	})
-	return scores, true
+	return watchTies(tied, len(s.Judges)), true
 }
 
 // setProjectRatings applies the projects' part of a live fit: the ratings and ranks,
@@ -92,7 +87,10 @@ func (s *State) setProjectRatings(cmd *SetRatings) {
 // about to apply, whose changes it has not seen.
 func (s *State) flushFit() {
 	if cmd := s.pendingFit; cmd != nil {
-		ties := s.pendingTies
+		var ties map[ID]int
+		if w := s.pendingTies; w != nil {
+			ties = w.scores(s)
+		}
 		s.pendingFit, s.pendingTies = nil, nil
 		s.rateProjects(cmd, ties)
 		if x := s.jd(); x.current(s) {
@@ -104,21 +102,33 @@ func (s *State) flushFit() {
 // ratingsBlind is a command whose replay reads no project's rating, rank or focus
 // need, so a pending fit may wait across it. JudgeNext is one: a replayed next
 // assigns its recorded project, and flushes the fit itself when it must run the
-// assignment instead.
-type ratingsBlind interface{ readsNoRatings() }
+// assignment instead. pointsOf names the judge whose Copeland points it may change
+// (ok false: none), which the fit's tie watch must see before it applies.
+type ratingsBlind interface {
+	pointsOf() (judge ID, ok bool)
+}
 
-func (*JudgeFinish) readsNoRatings() {}
-func (*JudgeNotes) readsNoRatings()  {}
-func (*JudgeRank) readsNoRatings()   {}
-func (*JudgeStar) readsNoRatings()   {}
-func (*JudgeNext) readsNoRatings()   {}
-func (*SetRatings) readsNoRatings()  {}
+func (cmd *JudgeFinish) pointsOf() (ID, bool) { return cmd.Judge, true }
+func (cmd *JudgeRank) pointsOf() (ID, bool)   { return cmd.Judge, true }
+func (*JudgeNotes) pointsOf() (ID, bool)      { return ZeroID, false }
+func (*JudgeStar) pointsOf() (ID, bool)       { return ZeroID, false } // stars are not points
+func (*JudgeNext) pointsOf() (ID, bool)       { return ZeroID, false }
+func (*SetRatings) pointsOf() (ID, bool)      { return ZeroID, false }
 
-// readsRatings reports whether a pending fit must be applied before a replayed cmd:
-// unless it is ratings-blind.
-func readsRatings(cmd Command) bool {
-	_, blind := cmd.(ratingsBlind)
-	return !blind
+// passFit runs before a replayed cmd while a fit waits: it applies the fit's projects'
+// part unless cmd is ratings-blind, and shows the fit's tie watch the judge whose
+// points cmd may change.
+func (s *State) passFit(cmd Command) {
+	b, blind := cmd.(ratingsBlind)
+	if !blind {
+		s.flushFit()
+		return
+	}
+	if w := s.pendingTies; w != nil {
+		if j, ok := b.pointsOf(); ok {
+			w.touch(s, j)
+		}
+	}
 }
 
 // Replayed ends a replay of the journal (docs/behaviour.md#recovery-at-memory-speed):
@@ -129,4 +139,43 @@ func (e *Engine) Replayed() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.s.settle()
+}
+
+// tiedRatings returns, in order, the indexes of the values in r equal to another one
+// (−0 and 0 are equal; the values are finite). A fit lists thousands of ratings and
+// ties a handful, so the values are counted in an open-addressed table of their bits
+// rather than a map.
+func tiedRatings(r []float64) []int {
+	size := 1
+	for size < 2*len(r) {
+		size <<= 1
+	}
+	shift := 64 - bits.Len(uint(size-1))
+	keys := make([]uint64, size)
+	count := make([]int32, size) // 0: an empty place
+	slot := func(v float64) int {
+		k := math.Float64bits(v + 0)
+		h := int(k * 0x9e3779b97f4a7c15 >> shift)
+		for count[h] != 0 && keys[h] != k {
+			h = (h + 1) & (size - 1)
+		}
+		keys[h] = k
+		return h
+	}
+	any := false
+	for _, v := range r {
+		h := slot(v)
+		count[h]++
+		any = any || count[h] > 1
+	}
+	if !any {
+		return nil
+	}
+	var out []int
+	for i, v := range r {
+		if count[slot(v)] > 1 {
+			out = append(out, i)
+		}
+	}
+	return out
 }

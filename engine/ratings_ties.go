@@ -20,31 +20,123 @@ func (s *State) tiedScores(tied []ID, fn func(score map[ID]int)) {
 		s.copelandScores(fn)
 		return
 	}
-	score := make(map[ID]int, len(tied))
+	fn(watchTies(tied, 0).scan(s))
+}
+
+// tieWatch is what a waiting fit (ratings_replay.go) needs to rank its tied projects by
+// their Copeland scores of the fit's apply time: the tied projects, and what the
+// judges whose points may have changed since had then. The commands a fit waits across
+// only append to a judge's seen list and replace its ranking with a new array, so a
+// judge's points of then are those of its seen list's first entries and its ranking of
+// then, worked out only if the fit is flushed.
+type tieWatch struct {
+	tied   []ID
+	set    map[ID]int // the tied projects (keys)
+	filter idFilter   // and their filter
+	before map[ID]judgedThen
+}
+
+// judgedThen is a judge's lists when the fit applied: the length of its seen list and
+// its ranking.
+type judgedThen struct {
+	seen     int
+	rankings []ID
+}
+
+// watchTies starts the watch of the tied projects of a state of n judges.
+func watchTies(tied []ID, n int) *tieWatch {
+	w := &tieWatch{tied: tied, set: make(map[ID]int, len(tied)), before: make(map[ID]judgedThen, n)}
 	for _, id := range tied {
+		w.set[id] = 0
+		w.filter.add(id)
+	}
+	return w
+}
+
+// touch keeps judge jid's lists before a command that may change its points applies
+// (once per judge: the first keeps the fit's time).
+func (w *tieWatch) touch(s *State, jid ID) {
+	if _, ok := w.before[jid]; ok {
+		return
+	}
+	if j, ok := s.Judges[jid]; ok {
+		w.before[jid] = judgedThen{len(j.SeenProjects), j.Rankings}
+	}
+}
+
+// scores returns the tied projects' Copeland scores of the fit's apply time: when no
+// judge's points changed since, they are the scores of now (tiedScores, through the
+// score cache when it is current).
+func (w *tieWatch) scores(s *State) map[ID]int {
+	if len(w.before) == 0 {
+		out := make(map[ID]int, len(w.tied))
+		s.tiedScores(w.tied, func(score map[ID]int) {
+			for _, id := range w.tied {
+				out[id] = score[id]
+			}
+		})
+		return out
+	}
+	return w.scan(s)
+}
+
+// scan adds up the tied projects' scores from every judge who saw one, with the lists
+// kept by touch for the judges it saw and today's for the others.
+func (w *tieWatch) scan(s *State) map[ID]int {
+	score := make(map[ID]int, len(w.tied))
+	for _, id := range w.tied {
 		score[id] = 0
 	}
-	for _, id := range s.JudgeOrder {
-		j, ok := s.Judges[id]
-		if !ok || !j.Active || len(j.Rankings) == 0 || !sawAnyOf(j, score) {
-			continue
+	for _, j := range s.Judges { // sums of integers: the order does not matter
+		seen, rankings := j.SeenProjects, j.Rankings
+		then, kept := w.before[j.ID]
+		if kept {
+			seen, rankings = seen[:then.seen], then.rankings
+		}
+		if !j.Active || len(rankings) == 0 || !sawAnyOf(seen, &w.filter, w.set) {
+			continue // no points, or none to a tied project (contribOf)
+		}
+		if kept {
+			v := *j
+			v.SeenProjects, v.Rankings = seen, rankings
+			j = &v
 		}
 		jc := s.contribOf(j)
-		for i, pid := range jc.ids {
-			if _, want := score[pid]; want {
-				score[pid] += jc.points[i]
+		for i, id := range jc.ids {
+			if _, ok := w.set[id]; ok {
+				score[id] += jc.points[i]
 			}
 		}
 	}
-	fn(score)
+	return score
 }
 
-// sawAnyOf reports whether j's seen list holds one of the projects keyed in set.
-func sawAnyOf(j *Judge, set map[ID]int) bool {
-	for i := range j.SeenProjects {
-		if _, ok := set[j.SeenProjects[i].ProjectID]; ok {
-			return true
+// sawAnyOf reports whether the seen list holds one of the projects keyed in set, whose
+// members f holds.
+func sawAnyOf(seen []SeenProject, f *idFilter, set map[ID]int) bool {
+	for i := range seen {
+		if id := seen[i].ProjectID; f.mayHold(id) {
+			if _, ok := set[id]; ok {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// idFilter is a 65,536-bit filter of a few ids in front of a map: the scan asks it
+// about each of the 100,000 views of a big event, which costs a fraction of a map
+// lookup, and with a few dozen members it lets about one id in 2,000 through.
+type idFilter [1 << 10]uint64
+
+func idFilterBit(id ID) uint64 { return idHash(id) >> 48 }
+
+func (f *idFilter) add(id ID) {
+	b := idFilterBit(id)
+	f[b>>6] |= 1 << (b & 63)
+}
+
+func (f *idFilter) mayHold(id ID) bool {
+	b := idFilterBit(id)
+	return f[b>>6]&(1<<(b&63)) != 0
 }

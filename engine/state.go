@@ -77,7 +77,7 @@ type State struct {
 	keys        *keyIndex      // finds Keys by judge and key (idempotency.go)
 	conflicted  map[ID][]ID    // judge -> projects it has a conflict with (conflicts.go)
 	pendingFit  *SetRatings    // a replayed fit whose projects' part waits (ratings_replay.go)
-	pendingTies map[ID]int     // its tied projects' Copeland scores when it applied
+	pendingTies *tieWatch      // what ranking its ties as it would have needs
 	// ratingsCounted: RatingInputs and RatedAt count on one base (a new state, or a
 	// snapshot that carries them), so RatingsCurrent can compare them.
 	ratingsCounted bool
