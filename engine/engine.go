@@ -85,6 +85,21 @@ func (e *Engine) Replay(env *Envelope) error {
 	return err
 }
 
+// ReplayRecords applies n journaled commands in order, each as Replay would, under one
+// hold of the lock (recovery: nobody reads meanwhile). env(i) returns the i-th. It
+// returns how many applied: all of them, or those before the first that failed.
+func (e *Engine) ReplayRecords(n int, env func(i int) *Envelope) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	defer e.noteInputs(false)
+	for i := 0; i < n; i++ {
+		if _, _, err := e.apply(env(i), true); err != nil {
+			return i, err
+		}
+	}
+	return n, nil
+}
+
 func (e *Engine) apply(env *Envelope, quiet bool) (result any, events []Event, err error) {
 	if env.Cmd == nil {
 		return nil, nil, invalidf("empty command")

@@ -67,8 +67,7 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 	if len(cmd.Rating) != n || len(cmd.SD) != n || len(cmd.PTop) != n || len(cmd.PTop3) != n || len(cmd.Reliability) != len(cmd.Judges) {
 		return nil, invalidf("ratings: value lists differ in length")
 	}
-	agree := len(cmd.Disagreement) > 0 || len(cmd.Compared) > 0
-	if agree && (len(cmd.Disagreement) != len(cmd.Judges) || len(cmd.Compared) != len(cmd.Judges)) {
+	if cmd.agrees() && (len(cmd.Disagreement) != len(cmd.Judges) || len(cmd.Compared) != len(cmd.Judges)) {
 		return nil, invalidf("ratings: value lists differ in length")
 	}
 	for _, vs := range [][]float64{cmd.Rating, cmd.SD, cmd.PTop, cmd.PTop3, cmd.Reliability, cmd.Disagreement} {
@@ -78,19 +77,14 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 			}
 		}
 	}
-	for i, id := range cmd.Judges {
-		if j, ok := s.Judges[id]; ok {
-			j.Reliability = cmd.Reliability[i]
-			if agree {
-				j.Disagreement, j.Compared = cmd.Disagreement[i], cmd.Compared[i]
-			}
-		}
+	if old := s.pendingFit; old != nil && !cmd.coversJudges(old) {
+		s.rateJudges(old) // the waiting fit's judges' part, which this one does not replace whole
 	}
 	s.RatedAt = cmd.Version
 	s.pendingFit, s.pendingTies = nil, nil
 	wait := false
 	if c.quiet {
-		// Replaying: the projects' part waits until something reads it (ratings_replay.go).
+		// Replaying: the fit waits until something reads it (ratings_replay.go).
 		s.pendingTies, wait = s.tiesOf(cmd)
 	}
 	if wait {
@@ -99,6 +93,7 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 			x.keep(s) // as live: the index stays current; its focus needs wait for the flush
 		}
 	} else {
+		s.rateJudges(cmd)
 		s.setProjectRatings(cmd)
 	}
 	c.logf("ratings updated (%d projects, %d judges)", n, len(cmd.Judges))

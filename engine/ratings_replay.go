@@ -3,17 +3,19 @@ package engine
 import (
 	"math"
 	"math/bits"
+	"slices"
 )
 
-// A replayed fit's projects' part waits (docs/behaviour.md#recovery-at-memory-speed):
-// a fit result sets the rating of every project and ranks them all, and while the
-// journal replays, the next fit usually replaces all of it before anything has read it.
-// So a replayed SetRatings applies its judges' part at once and leaves its projects'
-// part pending in State.pendingFit; the pending part is applied before any command that
-// may read ratings (Engine.apply asks passFit), when a replayed next must run the
-// assignment, before a copy or an encoding of the state, and at the end of the replay
-// (Engine.Replayed).
-// A later fit replaces a pending one whole: it resets every project it does not list.
+// A replayed fit waits (docs/behaviour.md#recovery-at-memory-speed): a fit result sets
+// the rating of every project and ranks them all, and the reliability of every judge,
+// and while the journal replays, the next fit usually replaces all of it before
+// anything has read it. So a replayed SetRatings is left pending in State.pendingFit; it
+// is applied before any command that may read ratings (Engine.apply asks passFit), when
+// a replayed next must run the assignment, before a copy or an encoding of the state,
+// and at the end of the replay (Engine.Replayed).
+// A later fit replaces a pending one's projects' part whole (it resets every project it
+// does not list), and its judges' part when it lists the same judges (coversJudges);
+// otherwise the pending judges' part is applied first.
 // Projects whose ratings tie are ranked by their Copeland scores, which the finishes and
 // rankings replayed across a waiting fit change: a fit with ties ranks them by the
 // scores of its apply time. Most waiting fits are replaced unread, so those scores are
@@ -24,12 +26,22 @@ import (
 // rateProjects sets every project's rating from a fit, or the prior when the fit does
 // not list it (created since), and ranks them (ties by tieScores when not nil).
 func (s *State) rateProjects(cmd *SetRatings, tieScores map[ID]int) {
-	for _, p := range s.Projects { // the projects the fit left out (created since)
-		p.Ratings = ProjectRating{SD: RatingPriorSD}
-	}
-	for i, id := range cmd.Projects { // a project listed twice: the last one counts
+	// Rank -1 marks a project rated here until rankProjects sets every rank; a project
+	// listed twice counts once, with its last values.
+	rated := 0
+	for i, id := range cmd.Projects {
 		if p, ok := s.Projects[id]; ok {
-			p.Ratings = ProjectRating{Rating: cmd.Rating[i], SD: cmd.SD[i], PTop: cmd.PTop[i], PTop3: cmd.PTop3[i]}
+			if p.Ratings.Rank != -1 {
+				rated++
+			}
+			p.Ratings = ProjectRating{Rating: cmd.Rating[i], SD: cmd.SD[i], PTop: cmd.PTop[i], PTop3: cmd.PTop3[i], Rank: -1}
+		}
+	}
+	if rated < len(s.Projects) {
+		for _, p := range s.Projects { // the projects the fit left out (created since)
+			if p.Ratings.Rank != -1 {
+				p.Ratings = ProjectRating{SD: RatingPriorSD}
+			}
 		}
 	}
 	s.rankProjects(tieScores)
@@ -70,6 +82,30 @@ func (s *State) tiesOf(cmd *SetRatings) (w *tieWatch, ok bool) {
 	return watchTies(tied, len(s.Judges)), true
 }
 
+// agrees reports whether the fit carries the judges' disagreement and comparison counts.
+func (cmd *SetRatings) agrees() bool { return len(cmd.Disagreement) > 0 || len(cmd.Compared) > 0 }
+
+// rateJudges applies the judges' part of a fit: each listed judge's reliability, and
+// its disagreement and comparison counts when the fit carries them.
+func (s *State) rateJudges(cmd *SetRatings) {
+	agree := cmd.agrees()
+	for i, id := range cmd.Judges {
+		if j, ok := s.Judges[id]; ok {
+			j.Reliability = cmd.Reliability[i]
+			if agree {
+				j.Disagreement, j.Compared = cmd.Disagreement[i], cmd.Compared[i]
+			}
+		}
+	}
+}
+
+// coversJudges reports whether cmd's judges' part sets everything old's would: the
+// same judges, and the counts too if old has them. A waiting fit's judges' part is
+// then dropped unapplied.
+func (cmd *SetRatings) coversJudges(old *SetRatings) bool {
+	return slices.Equal(cmd.Judges, old.Judges) && (cmd.agrees() || !old.agrees())
+}
+
 // setProjectRatings applies the projects' part of a live fit: the ratings and ranks,
 // then, when the judging index is current, the focus needs.
 func (s *State) setProjectRatings(cmd *SetRatings) {
@@ -92,6 +128,7 @@ func (s *State) flushFit() {
 			ties = w.scores(s)
 		}
 		s.pendingFit, s.pendingTies = nil, nil
+		s.rateJudges(cmd)
 		s.rateProjects(cmd, ties)
 		if x := s.jd(); x.current(s) {
 			x.refreshFocus()

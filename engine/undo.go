@@ -26,8 +26,8 @@ type UndoPoint struct {
 
 // keepUndoPoint records the finish of p by j that is about to apply.
 func (s *State) keepUndoPoint(j *Judge, p *Project, c *Ctx) {
-	if s.Undo == nil {
-		s.Undo = map[ID]UndoPoint{}
+	if s.Undo == nil { // sized for every judge: growing it one judge at a time rehashes it often
+		s.Undo = make(map[ID]UndoPoint, len(s.Judges))
 	}
 	s.Undo[j.ID] = UndoPoint{Project: p.ID, Time: c.Time, General: s.IsGeneral(j), Track: j.Track,
 		Group: j.Group, GroupSeen: j.GroupSeen}

@@ -113,18 +113,25 @@ func decodeJournal(j *journal.Journal, after uint64) ([]journalRecord, error) {
 // sequence number.
 func applyJournal(eng *engine.Engine, recs []journalRecord) (replayed, error) {
 	var r replayed
+	// Each record moves the engine one sequence on: the records must follow on from it.
+	at, n := eng.Applied(), len(recs)
 	for i := range recs {
-		rec := &recs[i]
-		if err := eng.Replay(&rec.env); err != nil {
-			return r, fmt.Errorf("journal record %d: apply %s: %w", rec.seq, rec.env.Cmd.Kind(), err)
+		if recs[i].seq != at+uint64(i)+1 {
+			n = i
+			break
 		}
-		if got := eng.Applied(); got != rec.seq {
-			return r, fmt.Errorf("engine is at sequence %d after applying record %d", got, rec.seq)
-		}
-		if rec.env.Time > r.lastTime {
-			r.lastTime = rec.env.Time
-		}
-		r.records++
+	}
+	applied, err := eng.ReplayRecords(n, func(i int) *engine.Envelope { return &recs[i].env })
+	for _, rec := range recs[:applied] {
+		r.lastTime = max(r.lastTime, rec.env.Time)
+	}
+	r.records = applied
+	switch {
+	case err != nil:
+		rec := &recs[applied]
+		return r, fmt.Errorf("journal record %d: apply %s: %w", rec.seq, rec.env.Cmd.Kind(), err)
+	case n < len(recs):
+		return r, fmt.Errorf("journal record %d follows sequence %d", recs[n].seq, at+uint64(n))
 	}
 	return r, nil
 }
