@@ -203,7 +203,7 @@ func replayAfterRestore(t *testing.T, mode string, groups, old, fromStart bool) 
 			mid, midAt = snapshotHash(t, live), len(rec.records)
 		}
 		step(judges[r.IntN(len(judges))])
-		if i == 50 || i == 65 || i == 100 { // fits that replace a pending one, and one read by skips
+		if i == 50 || i == 58 || i == 65 || i == 100 { // fits that replace a pending one, and one read by skips
 			fit := &SetRatings{}
 			live.Read(func(s *State) {
 				fit.Version = s.RatingInputsVersion()
@@ -215,6 +215,16 @@ func replayAfterRestore(t *testing.T, mode string, groups, old, fromStart bool) 
 					}
 					fit.Rating = append(fit.Rating, v)
 					fit.SD, fit.PTop, fit.PTop3 = append(fit.SD, 0.3+r.Float64()), append(fit.PTop, r.Float64()/2), append(fit.PTop3, r.Float64())
+				}
+				// The judges' part: all with the counts; all without them, then the
+				// first two without them (the waiting fit's part must still apply:
+				// the counts, the other judges); then all but the first.
+				rated := map[int][]ID{50: judges, 58: judges, 65: judges[:2], 100: judges[1:]}[i]
+				for _, j := range rated {
+					fit.Judges, fit.Reliability = append(fit.Judges, j), append(fit.Reliability, 0.5+r.Float64())
+					if i == 50 || i == 100 {
+						fit.Disagreement, fit.Compared = append(fit.Disagreement, r.Float64()), append(fit.Compared, r.IntN(9))
+					}
 				}
 			})
 			apply(System, fit)
