@@ -81,13 +81,39 @@ func (w *tieWatch) scores(s *State) map[ID]int {
 }
 
 // scan adds up the tied projects' scores from every judge who saw one, with the lists
-// kept by touch for the judges it saw and today's for the others.
+// kept by touch for the judges it saw and today's for the others. A big event's judges
+// are scanned in two halves side by side: the scan only reads the state, and the
+// writer waits for it (the flush at the end of a replay, when the decoder is done).
 func (w *tieWatch) scan(s *State) map[ID]int {
+	order := s.JudgeOrder
+	if len(order) < 2048 {
+		return w.scanJudges(s, order)
+	}
+	var other map[ID]int
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		other = w.scanJudges(s, order[len(order)/2:])
+	}()
+	score := w.scanJudges(s, order[:len(order)/2])
+	<-done
+	for id, n := range other {
+		score[id] += n
+	}
+	return score
+}
+
+// scanJudges is scan over some of the judges.
+func (w *tieWatch) scanJudges(s *State, judges []ID) map[ID]int {
 	score := make(map[ID]int, len(w.tied))
 	for _, id := range w.tied {
 		score[id] = 0
 	}
-	for _, j := range s.Judges { // sums of integers: the order does not matter
+	for _, jid := range judges { // sums of integers: the order does not matter
+		j, ok := s.Judges[jid]
+		if !ok {
+			continue
+		}
 		seen, rankings := j.SeenProjects, j.Rankings
 		then, kept := w.before[j.ID]
 		if kept {
