@@ -541,4 +541,15 @@ func TestReplayJournalInBatches(t *testing.T) {
 	if r, err := replayJournal(fresh, j, 0); err == nil || r.records != 0 {
 		t.Fatalf("replay onto a state that has the records: %d records, %v", r.records, err)
 	}
+	// A gap in the sequence numbers: the records before it apply, the rest do not.
+	recs, err := decodeJournal(j, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gapped := append(append([]journalRecord{}, recs[:4]...), recs[5:9]...)
+	other := engine.New()
+	r, err = applyJournal(other, gapped)
+	if err == nil || !strings.Contains(err.Error(), "journal record 6 follows sequence 4") || r.records != 4 || other.Applied() != 4 {
+		t.Fatalf("replay over a gap: %d records, engine at %d, %v", r.records, other.Applied(), err)
+	}
 }
