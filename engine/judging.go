@@ -267,6 +267,7 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.notePoints(j)
 	if err := checkText("notes", cmd.Notes); err != nil {
 		return nil, err
 	}
@@ -368,6 +369,7 @@ func (cmd *JudgeRank) apply(s *State, c *Ctx) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.notePoints(j)
 	var dup map[ID]bool // a short ranking is checked without it
 	if len(cmd.Ranking) > 32 {
 		dup = make(map[ID]bool, len(cmd.Ranking))

@@ -139,32 +139,30 @@ func (s *State) flushFit() {
 // ratingsBlind is a command whose replay reads no project's rating, rank or focus
 // need, so a pending fit may wait across it. JudgeNext is one: a replayed next
 // assigns its recorded project, and flushes the fit itself when it must run the
-// assignment instead. pointsOf names the judge whose Copeland points it may change
-// (ok false: none), which the fit's tie watch must see before it applies.
-type ratingsBlind interface {
-	pointsOf() (judge ID, ok bool)
+// assignment instead. Of these, JudgeFinish and JudgeRank change a judge's Copeland
+// points: they show the fit's tie watch the judge first (notePoints).
+type ratingsBlind interface{ readsNoRatings() }
+
+func (*JudgeFinish) readsNoRatings() {}
+func (*JudgeNotes) readsNoRatings()  {}
+func (*JudgeRank) readsNoRatings()   {}
+func (*JudgeStar) readsNoRatings()   {} // stars are not points
+func (*JudgeNext) readsNoRatings()   {}
+func (*SetRatings) readsNoRatings()  {}
+
+// passFit runs before a replayed cmd while a fit waits: it applies the fit unless cmd
+// is ratings-blind.
+func (s *State) passFit(cmd Command) {
+	if _, blind := cmd.(ratingsBlind); !blind {
+		s.flushFit()
+	}
 }
 
-func (cmd *JudgeFinish) pointsOf() (ID, bool) { return cmd.Judge, true }
-func (cmd *JudgeRank) pointsOf() (ID, bool)   { return cmd.Judge, true }
-func (*JudgeNotes) pointsOf() (ID, bool)      { return ZeroID, false }
-func (*JudgeStar) pointsOf() (ID, bool)       { return ZeroID, false } // stars are not points
-func (*JudgeNext) pointsOf() (ID, bool)       { return ZeroID, false }
-func (*SetRatings) pointsOf() (ID, bool)      { return ZeroID, false }
-
-// passFit runs before a replayed cmd while a fit waits: it applies the fit's projects'
-// part unless cmd is ratings-blind, and shows the fit's tie watch the judge whose
-// points cmd may change.
-func (s *State) passFit(cmd Command) {
-	b, blind := cmd.(ratingsBlind)
-	if !blind {
-		s.flushFit()
-		return
-	}
+// notePoints shows a waiting fit's tie watch judge j, before a command changes j's
+// Copeland points.
+func (s *State) notePoints(j *Judge) {
 	if w := s.pendingTies; w != nil {
-		if j, ok := b.pointsOf(); ok {
-			w.touch(s, j)
-		}
+		w.touch(j)
 	}
 }
 

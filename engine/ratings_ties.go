@@ -53,14 +53,11 @@ func watchTies(tied []ID, n int) *tieWatch {
 	return w
 }
 
-// touch keeps judge jid's lists before a command that may change its points applies
+// touch keeps judge j's lists before a command that may change its points applies
 // (once per judge: the first keeps the fit's time).
-func (w *tieWatch) touch(s *State, jid ID) {
-	if _, ok := w.before[jid]; ok {
-		return
-	}
-	if j, ok := s.Judges[jid]; ok {
-		w.before[jid] = judgedThen{len(j.SeenProjects), j.Rankings}
+func (w *tieWatch) touch(j *Judge) {
+	if _, ok := w.before[j.ID]; !ok {
+		w.before[j.ID] = judgedThen{len(j.SeenProjects), j.Rankings}
 	}
 }
 

@@ -158,19 +158,30 @@ func replayAfterRestore(t *testing.T, mode string, groups, old, fromStart bool) 
 	apply(Admin, &ClockUnpause{})
 	r := rand.New(rand.NewPCG(21, 22))
 	skips := true
+	seenBy := func(j ID) (seen []ID) {
+		live.Read(func(s *State) {
+			for _, sp := range s.Judges[j].SeenProjects {
+				seen = append(seen, sp.ProjectID)
+			}
+		})
+		return seen
+	}
+	rank := func(j ID, seen []ID) { // a new ranking: the judge's points change
+		r.Shuffle(len(seen), func(a, b int) { seen[a], seen[b] = seen[b], seen[a] })
+		apply(JudgeActor(j), &JudgeRank{Judge: j, Ranking: seen[:min(3, len(seen))]})
+	}
 	step := func(j ID) {
+		if seen := seenBy(j); len(seen) > 0 && r.IntN(5) == 0 {
+			rank(j, seen) // a judge's first change after a fit may be a ranking
+			return
+		}
 		apply(JudgeActor(j), &JudgeNext{Judge: j})
 		if skips && r.IntN(4) == 0 {
 			apply(JudgeActor(j), &JudgeSkip{Judge: j, Reason: SkipBusy})
 			return
 		}
 		apply(JudgeActor(j), &JudgeFinish{Judge: j, Notes: "n", Starred: r.IntN(3) == 0})
-		var seen []ID
-		live.Read(func(s *State) {
-			for _, sp := range s.Judges[j].SeenProjects {
-				seen = append(seen, sp.ProjectID)
-			}
-		})
+		seen := seenBy(j)
 		if len(seen) == 0 {
 			return
 		}
@@ -180,7 +191,7 @@ func replayAfterRestore(t *testing.T, mode string, groups, old, fromStart bool) 
 		case 1:
 			apply(JudgeActor(j), &JudgeStar{Judge: j, Project: seen[r.IntN(len(seen))], Starred: r.IntN(2) == 0})
 		case 2:
-			apply(JudgeActor(j), &JudgeRank{Judge: j, Ranking: seen[:min(3, len(seen))]})
+			rank(j, seen)
 		}
 	}
 	for i := 0; i < 40; i++ {

@@ -224,23 +224,27 @@ func replayMix(eng *engine.Engine, clk *benchClock, judges []engine.ID, n int) (
 	return out[:n], nil
 }
 
-// ratingsFor is a fit result covering every project and judge, with random values
-// rounded to the 6 decimals the fitter gives them (engine/fit's result).
+// ratingsFor is a fit result listing what the fitter lists (RatingInput: the active
+// projects by table, the judges who saw two or more in the judges' order, with their
+// disagreement counts), with random values rounded to the 6 decimals the fitter gives them (engine/fit's result).
 func ratingsFor(eng *engine.Engine, rnd *rand.Rand) *engine.SetRatings {
 	cmd := &engine.SetRatings{}
 	round6 := func(v float64) float64 { return math.Round(v*1e6) / 1e6 }
 	eng.Read(func(s *engine.State) {
-		cmd.Version = s.RatingInputsVersion()
-		for id := range s.Projects {
+		in := s.RatingInput()
+		cmd.Version = in.Version
+		for _, id := range in.Projects {
 			cmd.Projects = append(cmd.Projects, id)
 			cmd.Rating = append(cmd.Rating, round6(rnd.NormFloat64()))
 			cmd.SD = append(cmd.SD, round6(0.2+rnd.Float64()))
 			cmd.PTop = append(cmd.PTop, round6(rnd.Float64()/100))
 			cmd.PTop3 = append(cmd.PTop3, round6(rnd.Float64()/30))
 		}
-		for id := range s.Judges {
+		for _, id := range in.Judges {
 			cmd.Judges = append(cmd.Judges, id)
 			cmd.Reliability = append(cmd.Reliability, round6(0.5+rnd.Float64()))
+			cmd.Disagreement = append(cmd.Disagreement, round6(rnd.Float64()/4))
+			cmd.Compared = append(cmd.Compared, rnd.IntN(40))
 		}
 	})
 	return cmd
