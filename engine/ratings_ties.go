@@ -83,7 +83,7 @@ func (w *tieWatch) scores(s *State) map[ID]int {
 // writer waits for it (the flush at the end of a replay, when the decoder is done).
 func (w *tieWatch) scan(s *State) map[ID]int {
 	order := s.JudgeOrder
-	if len(order) < 2048 {
+	if len(order) < splitScanAt {
 		return w.scanJudges(s, order)
 	}
 	var other map[ID]int
@@ -99,6 +99,9 @@ func (w *tieWatch) scan(s *State) map[ID]int {
 	}
 	return score
 }
+
+// splitScanAt is how many judges scan reads in two halves (tests lower it).
+var splitScanAt = 2048
 
 // scanJudges is scan over some of the judges.
 func (w *tieWatch) scanJudges(s *State, judges []ID) map[ID]int {

@@ -13,6 +13,18 @@ func TestTiedRanksAfterRestore(t *testing.T) {
 	for _, nTied := range []int{5, maxTiedAlone + 6} {
 		t.Run(fmt.Sprint(nTied, " tied"), func(t *testing.T) { tiedRanksAfterRestore(t, nTied) })
 	}
+	t.Run("5 tied, judges read in two halves", func(t *testing.T) {
+		defer splitHalves()()
+		tiedRanksAfterRestore(t, 5)
+	})
+}
+
+// splitHalves makes the tie scans read every event's judges in two halves side by
+// side, as a big event's are, until the returned function is called.
+func splitHalves() (restore func()) {
+	at := splitScanAt
+	splitScanAt = 2
+	return func() { splitScanAt = at }
 }
 
 func tiedRanksAfterRestore(t *testing.T, nTied int) {

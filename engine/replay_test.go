@@ -121,6 +121,9 @@ func TestReplayAfterRestoreMatchesLive(t *testing.T) {
 			for _, old := range []bool{false, true} {
 				for _, start := range []bool{false, true} {
 					t.Run(fmt.Sprintf("%s/groups=%v/old=%v/fromStart=%v", mode, groups, old, start), func(t *testing.T) {
+						if groups && start { // the tie scans as at a big event, for once
+							defer splitHalves()()
+						}
 						replayAfterRestore(t, mode, groups, old, start)
 					})
 				}
