@@ -20,7 +20,15 @@ func decodeState(b []byte, s *State) error {
 		return nil
 	}
 	*s = State{}
-	return json.Unmarshal(b, s)
+	if err := json.Unmarshal(b, s); err != nil {
+		return err
+	}
+	for _, j := range s.Judges { // as the hand decoder does (judging_seen.go)
+		if j != nil {
+			j.buildSeenFilter()
+		}
+	}
+	return nil
 }
 
 // stateFields maps the state's JSON field names to their field indexes.
@@ -149,7 +157,11 @@ func (r *jsonReader) judge(j *Judge) bool {
 func (r *jsonReader) judgeLists(j *Judge, k []byte, seen *fieldSet) bool {
 	switch string(k) {
 	case "seen_projects":
-		return seen.once(15) && r.seenProjects(&j.SeenProjects, j.Seen)
+		if !seen.once(15) || !r.seenProjects(&j.SeenProjects, j.Seen) {
+			return false
+		}
+		j.buildSeenFilter()
+		return true
 	case "skipped":
 		return seen.once(16) && r.skipped(&j.Skipped)
 	case "flagged":

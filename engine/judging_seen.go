@@ -117,15 +117,22 @@ func idHash(p ID) uint64 {
 // building the filter on first use.
 func (j *Judge) mayHaveSeen(p ID) bool {
 	if !j.seenBitsOK {
-		j.seenBits = [2]uint64{}
-		for i := range j.SeenProjects {
-			w, b := seenBit(j.SeenProjects[i].ProjectID)
-			j.seenBits[w] |= b
-		}
-		j.seenBitsOK = true
+		j.buildSeenFilter()
 	}
 	w, b := seenBit(p)
 	return j.seenBits[w]&b != 0
+}
+
+// buildSeenFilter builds j's filter from its seen list. The snapshot's decoder calls
+// it as it reads the list, which is then in the cache: a replay's first use of each
+// judge's filter would read the whole list again.
+func (j *Judge) buildSeenFilter() {
+	j.seenBits = [2]uint64{}
+	for i := range j.SeenProjects {
+		w, b := seenBit(j.SeenProjects[i].ProjectID)
+		j.seenBits[w] |= b
+	}
+	j.seenBitsOK = true
 }
 
 // addSeen records in j's filter, if it is built, a project appended to its seen list.
