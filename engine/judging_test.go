@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -203,6 +204,10 @@ func TestJudgeFinishTooLongNotes(t *testing.T) {
 		long[i] = 'a'
 	}
 	r.fails(KindInvalid, JudgeActor(j), &JudgeFinish{Judge: j, Notes: string(long)})
+	// The limit counts characters, not bytes: one more two-byte character is too long,
+	// the limit's worth of them is not.
+	r.fails(KindInvalid, JudgeActor(j), &JudgeFinish{Judge: j, Notes: strings.Repeat("é", MaxNotesLen+1)})
+	r.must(JudgeActor(j), &JudgeFinish{Judge: j, Notes: strings.Repeat("é", MaxNotesLen)})
 }
 
 func TestSkipFlagsAndNextAssignment(t *testing.T) {

@@ -24,7 +24,9 @@ func checkName(field, v string) error {
 }
 
 func checkText(field, v string) error {
-	if utf8.RuneCountInString(v) > MaxNotesLen {
+	// A string of at most MaxNotesLen bytes has at most as many characters: most notes
+	// are not counted.
+	if len(v) > MaxNotesLen && utf8.RuneCountInString(v) > MaxNotesLen {
 		return invalidf("%s is longer than %d characters", field, MaxNotesLen)
 	}
 	return nil
