@@ -26,8 +26,10 @@ import (
 // rateProjects sets every project's rating from a fit, or the prior when the fit does
 // not list it (created since), and ranks them (ties by tieScores when not nil).
 func (s *State) rateProjects(cmd *SetRatings, tieScores map[ID]int) {
-	// Rank -1 marks a project rated here until rankProjects sets every rank; a project
-	// listed twice counts once, with its last values.
+	// Rank -1 marks a project rated here until rankProjects sets every rank, so that a
+	// project listed twice counts once (with its last values). When as many were rated
+	// as there are projects, the fit listed them all; else (projects created since, or a
+	// rank of -1 from elsewhere) the ones it left out are found through a set.
 	rated := 0
 	for i, id := range cmd.Projects {
 		if p, ok := s.Projects[id]; ok {
@@ -38,8 +40,12 @@ func (s *State) rateProjects(cmd *SetRatings, tieScores map[ID]int) {
 		}
 	}
 	if rated < len(s.Projects) {
-		for _, p := range s.Projects { // the projects the fit left out (created since)
-			if p.Ratings.Rank != -1 {
+		listed := make(map[ID]bool, len(cmd.Projects))
+		for _, id := range cmd.Projects {
+			listed[id] = true
+		}
+		for id, p := range s.Projects {
+			if !listed[id] {
 				p.Ratings = ProjectRating{SD: RatingPriorSD}
 			}
 		}

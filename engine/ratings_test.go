@@ -59,6 +59,38 @@ func TestRankOrderTiesGoToCopeland(t *testing.T) {
 	}
 }
 
+// TestFitRatesWhatItLists: a fit sets the projects it lists (a project listed twice:
+// its last values) and puts every other one at the prior, also one whose rank was -1
+// (the fit's own mark) before it.
+func TestFitRatesWhatItLists(t *testing.T) {
+	r := newRig(t)
+	ps := r.projects(4)
+	fit := func(ids ...ID) {
+		cmd := &SetRatings{Version: 1}
+		for i, id := range ids {
+			cmd.Projects = append(cmd.Projects, id)
+			cmd.Rating = append(cmd.Rating, float64(i+1))
+			cmd.SD, cmd.PTop, cmd.PTop3 = append(cmd.SD, 0.5), append(cmd.PTop, 0.1), append(cmd.PTop3, 0.2)
+		}
+		r.must(System, cmd)
+	}
+	fit(ps...)
+	r.e.s.Projects[ps[3]].Ratings.Rank = -1
+	fit(ps[0], ps[1], ps[0]) // ps[0] last rated 3; ps[2] and ps[3] left out
+	want := map[ID]ProjectRating{
+		ps[0]: {Rating: 3, SD: 0.5, PTop: 0.1, PTop3: 0.2, Rank: 1},
+		ps[1]: {Rating: 2, SD: 0.5, PTop: 0.1, PTop3: 0.2, Rank: 2},
+	}
+	for _, id := range ps[2:] {
+		want[id] = ProjectRating{SD: RatingPriorSD, Rank: 3 + r.project(id).Location - min(r.project(ps[2]).Location, r.project(ps[3]).Location)}
+	}
+	for _, id := range ps {
+		if got := r.project(id).Ratings; got != want[id] {
+			t.Fatalf("%s: %+v, want %+v", r.project(id).Name, got, want[id])
+		}
+	}
+}
+
 // TestRatingInputsFollowTheProjectSet: every change to the set of active projects moves
 // RatingInputsVersion, so the background fit ranks a project added, shown again or
 // removed without waiting for a judge's finish; a refused command moves nothing.
