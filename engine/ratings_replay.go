@@ -129,9 +129,9 @@ func (s *State) setProjectRatings(cmd *SetRatings) {
 // about to apply, whose changes it has not seen.
 func (s *State) flushFit() {
 	if cmd := s.pendingFit; cmd != nil {
-		var ties map[ID]int
-		if w := s.pendingTies; w != nil {
-			ties = w.scores(s)
+		var ties map[ID]int // nil: no judge's points changed since, the scores of now do
+		if w := s.pendingTies; w != nil && len(w.before) > 0 {
+			ties = w.scan(s)
 		}
 		s.pendingFit, s.pendingTies = nil, nil
 		s.rateJudges(cmd)

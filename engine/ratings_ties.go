@@ -31,8 +31,8 @@ func (s *State) tiedScores(tied []ID, fn func(score map[ID]int)) {
 // then, worked out only if the fit is flushed.
 type tieWatch struct {
 	tied   []ID
-	set    map[ID]int // the tied projects (keys)
-	filter idFilter   // and their filter
+	set    map[ID]bool // the tied projects
+	filter idFilter    // and their filter
 	before map[ID]judgedThen
 }
 
@@ -45,9 +45,9 @@ type judgedThen struct {
 
 // watchTies starts the watch of the tied projects of a state of n judges.
 func watchTies(tied []ID, n int) *tieWatch {
-	w := &tieWatch{tied: tied, set: make(map[ID]int, len(tied)), before: make(map[ID]judgedThen, n)}
+	w := &tieWatch{tied: tied, set: make(map[ID]bool, len(tied)), before: make(map[ID]judgedThen, n)}
 	for _, id := range tied {
-		w.set[id] = 0
+		w.set[id] = true
 		w.filter.add(id)
 	}
 	return w
@@ -59,22 +59,6 @@ func (w *tieWatch) touch(j *Judge) {
 	if _, ok := w.before[j.ID]; !ok {
 		w.before[j.ID] = judgedThen{len(j.SeenProjects), j.Rankings}
 	}
-}
-
-// scores returns the tied projects' Copeland scores of the fit's apply time: when no
-// judge's points changed since, they are the scores of now (tiedScores, through the
-// score cache when it is current).
-func (w *tieWatch) scores(s *State) map[ID]int {
-	if len(w.before) == 0 {
-		out := make(map[ID]int, len(w.tied))
-		s.tiedScores(w.tied, func(score map[ID]int) {
-			for _, id := range w.tied {
-				out[id] = score[id]
-			}
-		})
-		return out
-	}
-	return w.scan(s)
 }
 
 // scan adds up the tied projects' scores from every judge who saw one, with the lists
@@ -129,7 +113,7 @@ func (w *tieWatch) scanJudges(s *State, judges []ID) map[ID]int {
 		}
 		jc := s.contribOf(j)
 		for i, id := range jc.ids {
-			if _, ok := w.set[id]; ok {
+			if w.set[id] {
 				score[id] += jc.points[i]
 			}
 		}
@@ -139,12 +123,10 @@ func (w *tieWatch) scanJudges(s *State, judges []ID) map[ID]int {
 
 // sawAnyOf reports whether the seen list holds one of the projects keyed in set, whose
 // members f holds.
-func sawAnyOf(seen []SeenProject, f *idFilter, set map[ID]int) bool {
+func sawAnyOf(seen []SeenProject, f *idFilter, set map[ID]bool) bool {
 	for i := range seen {
-		if id := seen[i].ProjectID; f.mayHold(id) {
-			if _, ok := set[id]; ok {
-				return true
-			}
+		if id := seen[i].ProjectID; f.mayHold(id) && set[id] {
+			return true
 		}
 	}
 	return false

@@ -76,8 +76,8 @@ type State struct {
 	lines       *lineWriter    // a replay's audit lines being written (log_replay.go)
 	keys        *keyIndex      // finds Keys by judge and key (idempotency.go)
 	conflicted  map[ID][]ID    // judge -> projects it has a conflict with (conflicts.go)
-	pendingFit  *SetRatings    // a replayed fit whose projects' part waits (ratings_replay.go)
-	pendingTies *tieWatch      // what ranking its ties as it would have needs
+	pendingFit  *SetRatings    // a replayed fit that waits (ratings_replay.go)
+	pendingTies *tieWatch      // the watch of its tied projects (nil: none tie)
 	// ratingsCounted: RatingInputs and RatedAt count on one base (a new state, or a
 	// snapshot that carries them), so RatingsCurrent can compare them.
 	ratingsCounted bool

@@ -122,8 +122,8 @@ func applyJournal(eng *engine.Engine, recs []journalRecord) (replayed, error) {
 		}
 	}
 	applied, err := eng.ReplayRecords(n, func(i int) *engine.Envelope { return &recs[i].env })
-	for _, rec := range recs[:applied] {
-		r.lastTime = max(r.lastTime, rec.env.Time)
+	for i := range recs[:applied] {
+		r.lastTime = max(r.lastTime, recs[i].env.Time)
 	}
 	r.records = applied
 	switch {
