@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -101,22 +100,6 @@ func TestWebServiceWorker(t *testing.T) {
 	if a["static/sw.js"].etag == b["static/sw.js"].etag {
 		t.Error("the service worker did not change with the app shell")
 	}
-}
-
-// setOffline cuts (or restores) the tab's network the way DevTools does, for the page
-// and its service worker, and makes navigator.onLine say so.
-func setOffline(off bool) chromedp.Action[chromedp.Void] {
-	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		sw := true
-		if _, err := cdp.Call(ctx, t, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
-			EmulateOfflineServiceWorker: &sw,
-			MatchedNetworkConditions:    []*network.Conditions{{Offline: off, DownloadThroughput: -1, UploadThroughput: -1}},
-		}); err != nil {
-			return err
-		}
-		_, err := cdp.Call(ctx, t, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: off, DownloadThroughput: -1, UploadThroughput: -1})
-		return err
-	})
 }
 
 // shotAt saves a screenshot at one size (a laptop at 1400×900, say) and goes back to
@@ -240,9 +223,9 @@ func spaced(code string) string { return code[:4] + " " + code[4:] }
 
 // openJudgeApp logs the judge in with a spaced code and waits for its first project,
 // with the service worker in control and the upcoming projects kept on the phone.
-func openJudgeApp(t *testing.T, ctx context.Context, ts *testServer, code string) {
+func openJudgeApp(t *testing.T, ctx context.Context, base, code string) {
 	t.Helper()
-	run(t, ctx, "open app", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#login-code")),
+	run(t, ctx, "open app", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#login-code")),
 		chromedp.SendKeys(chromedp.CSS("#login-code"), spaced(code)), chromedp.KeyEvent(kb.Enter))
 	waitJS(t, ctx, "first project", `!document.querySelector('#view-project').hidden && document.querySelector('#project-name').textContent !== ''`)
 	waitJS(t, ctx, "service worker in control", `!!navigator.serviceWorker.controller`)
@@ -259,7 +242,7 @@ func TestWebJudgeOffline(t *testing.T) {
 	t.Run("Online", func(t *testing.T) {
 		ts, jid, code := floorServer(t)
 		ctx := b.tab(t)
-		openJudgeApp(t, ctx, ts, code)
+		openJudgeApp(t, ctx, ts.URL, code)
 		for range 3 {
 			judgeVisit(t, ctx, false)
 		}
@@ -283,11 +266,12 @@ func TestWebJudgeOffline(t *testing.T) {
 			t.Skip("no online reference")
 		}
 		ts, jid, code := floorServer(t)
+		wifi := startNetCut(t, ts)
 		ctx := b.tab(t)
 		run(t, ctx, "phone size", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
-		openJudgeApp(t, ctx, ts, code)
-		run(t, ctx, "network off", setOffline(true))
-		waitJS(t, ctx, "offline banner", `!document.querySelector('#notice-offline').hidden && document.querySelector('#notice-offline').textContent.startsWith('You are offline')`)
+		openJudgeApp(t, ctx, wifi.URL, code)
+		wifi.set(true)
+		waitJS(t, ctx, "connection-lost banner", `!document.querySelector('#notice-offline').hidden && document.querySelector('#notice-offline').textContent.includes('kept on this phone')`)
 		first := judgeVisit(t, ctx, false)
 		waitJS(t, ctx, "queued", `/^[0-9]+ actions? waiting to send$/.test(document.querySelector('#sync').textContent)`)
 		b.shot(t, ctx, "judge-offline-queued")
@@ -308,7 +292,7 @@ func TestWebJudgeOffline(t *testing.T) {
 		run(t, ctx, "reload offline", chromedp.Reload())
 		waitJS(t, ctx, "queue intact after reload", fmt.Sprintf(`document.querySelector('#sync').textContent === %s`, jsq(n)))
 		waitJS(t, ctx, "seen count from the phone", `document.querySelector('#seen-count').textContent === '3 seen'`)
-		run(t, ctx, "network on", setOffline(false))
+		wifi.set(false)
 		waitJS(t, ctx, "all saved", `document.querySelector('#sync').textContent === '✓ All saved'`)
 		waitJS(t, ctx, "all done", `!document.querySelector('#view-status').hidden && document.querySelector('#status-title').textContent === 'All done!'`)
 		b.shotAt(t, ctx, "judge-back-online", 1400, 900)
@@ -319,10 +303,11 @@ func TestWebJudgeOffline(t *testing.T) {
 
 	t.Run("RefusedShown", func(t *testing.T) {
 		ts, jid, code := floorServer(t)
+		wifi := startNetCut(t, ts)
 		ctx := b.tab(t)
 		run(t, ctx, "phone size", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
-		openJudgeApp(t, ctx, ts, code)
-		run(t, ctx, "network off", setOffline(true))
+		openJudgeApp(t, ctx, wifi.URL, code)
+		wifi.set(true)
 		first := judgeVisit(t, ctx, false)
 		waitJS(t, ctx, "an upcoming project", `!document.querySelector('#view-project').hidden`)
 		second := evalJS[string](t, ctx, `document.querySelector('#project-name').textContent`)
@@ -333,7 +318,7 @@ func TestWebJudgeOffline(t *testing.T) {
 			}
 		}
 		judgeVisit(t, ctx, false)
-		run(t, ctx, "network on", setOffline(false))
+		wifi.set(false)
 		waitJS(t, ctx, "all sent", `document.querySelector('#sync').textContent === '✓ All saved'`)
 		waitJS(t, ctx, "refusal shown", fmt.Sprintf(`(() => { const r = document.querySelector('#refused'); return !r.hidden && r.textContent.includes(%s) && r.textContent.includes(%s); })()`, jsq("“"+second+"”"), jsq("notes on "+second)))
 		b.shot(t, ctx, "judge-refused")
@@ -348,7 +333,7 @@ func TestWebJudgeOffline(t *testing.T) {
 	t.Run("SessionEnded", func(t *testing.T) {
 		ts, jid, code := floorServer(t)
 		ctx := b.tab(t)
-		openJudgeApp(t, ctx, ts, code)
+		openJudgeApp(t, ctx, ts.URL, code)
 		ts.login(code) // a login elsewhere replaces the phone's session
 		name := judgeVisit(t, ctx, false)
 		waitJS(t, ctx, "asked to log in again", `!document.querySelector('#view-login').hidden && document.querySelector('#login-error').textContent.startsWith('Your session ended')`)
@@ -364,7 +349,7 @@ func TestWebJudgeOffline(t *testing.T) {
 	t.Run("LostAnswer", func(t *testing.T) {
 		ts, jid, code := floorServer(t)
 		ctx := b.tab(t)
-		openJudgeApp(t, ctx, ts, code)
+		openJudgeApp(t, ctx, ts.URL, code)
 		// The server applies the first finish but its answer is lost on the way back
 		// (the Wi-Fi drops): the phone sends it again with the same key, and the server
 		// answers from its record instead of counting the visit twice.
@@ -397,7 +382,7 @@ func TestWebJudgeOffline(t *testing.T) {
 		ts, jid, code := floorServer(t)
 		ctx := b.tab(t)
 		run(t, ctx, "phone size", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
-		openJudgeApp(t, ctx, ts, code)
+		openJudgeApp(t, ctx, ts.URL, code)
 		name := judgeVisit(t, ctx, false)
 		waitJS(t, ctx, "undo offered", `!document.querySelector('#undo-bar').hidden`)
 		waitJS(t, ctx, "saved", `document.querySelector('#sync').textContent === '✓ All saved'`)
@@ -466,7 +451,7 @@ func TestWebJudgeOffline(t *testing.T) {
 	t.Run("ConflictSkip", func(t *testing.T) {
 		ts, _, code := floorServer(t)
 		ctx := b.tab(t)
-		openJudgeApp(t, ctx, ts, code)
+		openJudgeApp(t, ctx, ts.URL, code)
 		name := evalJS[string](t, ctx, `document.querySelector('#project-name').textContent`)
 		run(t, ctx, "skip", chromedp.Click(chromedp.CSS("#btn-skip")), chromedp.WaitVisible(chromedp.CSS("#skip-form")),
 			chromedp.Click(chromedp.CSS(`#skip-form input[value="conflict"]`)))

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
@@ -77,6 +78,10 @@ func startChromium(t *testing.T) *webBrowser {
 		cancelBrowser()
 		cancelAlloc()
 		t.Fatalf("start chromium %s: %v", path, err)
+	}
+	if v, err := chromedp.Call(ctx, browser.GetVersion, cdp.Empty{}); err == nil {
+		chromiumVersion.Store(v.Product)
+		t.Logf("browser %s", v.Product)
 	}
 	t.Cleanup(func() {
 		cancelBrowser()
@@ -147,7 +152,7 @@ func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Actio
 		err = chromedp.Do(sctx, steps...)
 	}
 	if err != nil {
-		t.Fatalf("%s: %v", what, err)
+		t.Fatalf("%s: %v", what, explainCDP(err))
 	}
 }
 
@@ -155,7 +160,7 @@ func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Actio
 func waitJS(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
 	if _, err := chromedp.Run(ctx, chromedp.Poll[any](expr, chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
-		t.Fatalf("waiting for %s (%s): %v", what, expr, err)
+		t.Fatalf("waiting for %s (%s): %v", what, expr, explainCDP(err))
 	}
 }
 
@@ -164,7 +169,7 @@ func evalJS[T any](t *testing.T, ctx context.Context, expr string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 	if err != nil {
-		t.Fatalf("evaluate %s: %v", expr, err)
+		t.Fatalf("evaluate %s: %v", expr, explainCDP(err))
 	}
 	return v
 }
