@@ -18,7 +18,7 @@ import (
 )
 
 // focusWalkCost is the need given up per table walked: walking across 100 tables is
-// worth a 0.3 higher need (chosen with the simulation, README "Picking the winners").
+// worth a 0.3 higher need (chosen with the simulation, docs/behaviour.md#simulation).
 const focusWalkCost = 0.003
 
 // legacySpreadWeight is the variance's weight in the need of events begun before

@@ -167,7 +167,7 @@ seeds:
 	}
 	if len(runs[0]) < plannerMinSeeds {
 		return plannerView{}, &httpError{status: fiber.StatusUnprocessableEntity,
-			msg: "this event is too large for a quick estimate: run podium simulate with its size (README)"}
+			msg: "this event is too large for a quick estimate: run podium simulate with its size (docs/behaviour.md#simulation)"}
 	}
 	v := plannerView{Projects: size[0], Judges: size[1], Visits: size[2], Seeds: len(runs[0]), Goals: map[string]plannerGoal{}}
 	for i, g := range goals {

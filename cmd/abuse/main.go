@@ -1,5 +1,5 @@
 // Command abuse measures how a Podium server holds up against unauthenticated clients
-// (README "Security"): it starts the server binary on a fresh data directory and reports
+// (docs/behaviour.md#security-and-limits): it starts the server binary on a fresh data directory and reports
 // the server's peak RSS while 16 clients read the public project list (10,000 projects
 // with long descriptions), while 40 clients request it and never read, while 8 clients
 // send oversized bodies without credentials, and how many login-code guesses a second 50

@@ -8,7 +8,7 @@ import (
 
 // TestSimulateAgainstTheBinary: `podium simulate -http` starts the binary itself per
 // event and drives it over HTTP with the in-process mode's judges: it completes events
-// and prints its table row (what it measures is compared in README's quality table).
+// and prints its table row (what it measures is compared in docs/behaviour.md#simulation's quality table).
 func TestSimulateAgainstTheBinary(t *testing.T) {
 	bin := podiumBinary(t)
 	for _, mode := range [][]string{{}, {"-http"}} {

@@ -11,9 +11,9 @@ import (
 // visits, judges of mixed noise, 10% careless) in both assignment modes on the same
 // seeds: focus must name the true top 10 more often than spread by more than the 95%
 // interval of the paired difference, without walking more than half of a random order.
-// 40 seeds, as README's table: the star line lifted spread mode's top 10 too, and over
+// 40 seeds, as docs/behaviour.md#simulation's table: the star line lifted spread mode's top 10 too, and over
 // 30 the difference (+0.04) was within its interval. The full table is `podium
-// simulate` (README).
+// simulate` (docs/behaviour.md#simulation).
 func TestFocusBeatsSpread(t *testing.T) {
 	const seeds = 40 // fixed seeds: the outcome is deterministic
 	cfg := DefaultConfig()
