@@ -20,8 +20,6 @@ const screen = h('section', { id: 'winners-screen', class: 'winners-screen', 'ar
   h('ol', { id: 'wn-grid', class: 'wn-grid' }));
 $('#main').prepend(screen);
 const grid = $('#wn-grid', screen);
-const subtitle = $('.expo-sub');
-const subtitleText = subtitle ? subtitle.textContent : '';
 
 const ordinal = (n) => {
   const s = ['th', 'st', 'nd', 'rd'];
@@ -46,7 +44,6 @@ function render() {
     X.on = on;
     document.body.classList.toggle('winners-on', on);
     screen.hidden = !on;
-    if (subtitle) subtitle.textContent = on ? 'Winners' : subtitleText;
     // The project list comes back: the kiosk measures its pages again.
     if (!on) window.dispatchEvent(new Event('resize'));
   }
@@ -73,6 +70,7 @@ function showRange(cards, from, to) {
 function paginate() {
   const cards = [...grid.children];
   X.pages = [];
+  grid.style.setProperty('--wn-scale', '1');
   if (!X.on || !cards.length) { X.pages = [[0, cards.length]]; showPage(); return; }
   if (NARROW.matches) {
     showRange(cards, 0, cards.length);
@@ -95,10 +93,25 @@ function paginate() {
   showPage();
 }
 
+// SCALES are the type sizes tried, largest first, for a page with room to spare: on a
+// TV the names grow to fill the screen.
+const SCALES = [1.7, 1.55, 1.4, 1.3, 1.2, 1.1, 1];
+
+function grow() {
+  for (const s of SCALES) {
+    grid.style.setProperty('--wn-scale', String(s));
+    if (fits()) return;
+  }
+}
+
 function showPage() {
   const cards = [...grid.children];
   const [from, to] = X.pages[X.page] || [0, cards.length];
-  if (!NARROW.matches) showRange(cards, from, to);
+  grid.style.setProperty('--wn-scale', '1');
+  if (!NARROW.matches && X.on) {
+    showRange(cards, from, to);
+    grow();
+  }
   const n = X.pages.length;
   $('#wn-page').textContent = n > 1 ? `${X.page + 1} / ${n}` : '';
   grid.dataset.page = String(X.page + 1);

@@ -70,16 +70,16 @@ export function certainty(prize, id, list) {
   const i = prop.findIndex((x) => x.id === id);
   if (i < 0) return { words: 'Your choice', detail: 'Not among the projects Podium proposes for this prize.', cls: 'sure-own' };
   const { p } = prop[i];
-  const where = prize.places === 1 ? 'that it is the winner' : `that it belongs in the top ${prize.places}`;
-  const detail = `${pct(p)} chance ${where}.`;
+  const where = prize.places === 1 ? 'of being the winner' : `of a top-${prize.places} place`;
+  const detail = `${pct(p)} chance ${where}`;
   if (p >= 0.9) return { words: 'Very likely', detail, cls: 'sure-high' };
   if (p >= 0.7) return { words: 'Likely', detail, cls: 'sure-mid' };
   if (p >= 0.4) {
     const k = prop.findIndex((x) => !list.includes(x.id));
-    if (k >= 0) return { words: `A coin toss with #${k + 1} ${prop[k].name}`, detail: `${detail} ${prop[k].name} (table ${prop[k].location}) is next in line at ${pct(prop[k].p)}.`, cls: 'sure-toss' };
+    if (k >= 0) return { words: `A coin toss with #${k + 1}`, detail: `${detail}; #${k + 1} ${prop[k].name} (table ${prop[k].location}) has ${pct(prop[k].p)}`, cls: 'sure-toss' };
     return { words: 'A coin toss', detail, cls: 'sure-toss' };
   }
-  return { words: 'Uncertain', detail: `${detail} The judges' rankings do not settle this place.`, cls: 'sure-low' };
+  return { words: 'Uncertain', detail: `${detail}: the judges' rankings do not settle it`, cls: 'sure-low' };
 }
 
 // ---------- data ----------
@@ -460,7 +460,7 @@ async function renderSheet() {
     h('div', { class: 'sheet-top' },
       h('div', { class: 'sheet-table' }, h('span', { class: 'sheet-table-label' }, 'Table'), h('span', { class: 'sheet-table-no' }, String(l.location))),
       h('div', { class: 'sheet-title' }, h('div', { class: 'sheet-event' }, event), h('div', { class: 'sheet-name' }, l.name))),
-    h('img', { class: 'sheet-qr', src: `/api/admin/team-links/qr/${encodeURIComponent(l.id)}`, alt: `QR code of ${l.name}'s team page`, width: '180', height: '180' }),
+    h('img', { class: 'sheet-qr', src: `/api/admin/team-links/qr/${encodeURIComponent(l.id)}`, alt: `QR code of ${l.name}'s team page`, width: '150', height: '150' }),
     h('p', { class: 'sheet-line' }, 'Scan to see how your project was received after the results'),
     h('p', { class: 'sheet-link code' }, l.link)))));
   return true;
