@@ -32,7 +32,7 @@ var (
 	// FlagReasons are the reasons a flag can have (docs/behaviour.md#resources).
 	FlagReasons = []string{"busy", "absent", "cannot-demo", "too-complex", "offensive", "hidden-absent"}
 	wsTypes     = []string{"hello", engine.EvClock, engine.EvDeliberation, engine.EvGroupInfo, engine.EvExpo,
-		engine.EvJudge, engine.EvFlag, engine.EvLog, engine.EvStats, engine.EvChanged}
+		engine.EvJudge, engine.EvFlag, engine.EvLog, engine.EvStats, engine.EvChanged, engine.EvWinners}
 )
 
 // Metrics holds every Podium metric family and the registry they are served from.
