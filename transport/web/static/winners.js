@@ -247,7 +247,7 @@ function prizeCard(pz) {
       : 'Proposed from every general judge\'s rankings (the Results tab\'s ratings).'),
     !prop.length && !list.length ? h('p', { class: 'muted' }, 'No project has been judged for this prize yet.') : null,
     h('ol', { class: 'places' }, ...rows),
-    next.length ? h('p', { class: 'next-line hint' }, 'Next in line: ', ...next.flatMap((x, k) => [k ? ', ' : '', h('span', { class: 'nowrap' }, `${x.name} (table ${x.location}, ${pct(x.p)})`)])) : null,
+    next.length ? h('p', { class: 'next-line hint' }, 'Next in line: ', ...next.flatMap((x, k) => [k ? ', ' : '', h('span', {}, `${x.name} (table ${x.location}, ${pct(x.p)})`)])) : null,
     fromProposal ? null : h('div', { class: 'row' }, h('button', {
       type: 'button', class: 'small', dataset: { focusKey: `${pz.id}:reset` },
       onclick: () => { W.drafts.set(pz.id, prop.slice(0, pz.places).map((x) => x.id)); W.edited.add(pz.id); renderStatus(); renderPrizes(); },
