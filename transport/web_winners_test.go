@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// The event's ending through the browser (docs/behaviour.md#the-ending, issue 40): the
+// The event's ending through the browser (docs/behaviour.md#after-judging, issue 40): the
 // organiser lists the prizes in Settings → Prizes, confirms and reorders Podium's
 // proposal in the Winners tab and publishes; an expo display and a door screen already
 // open show the same winners over the websocket without a reload, and taking them back
@@ -310,4 +310,65 @@ func TestWebWinners(t *testing.T) {
 			t.Errorf("pdftoppm: %v %s", err, o)
 		}
 	}
+}
+
+// TestWebWinnersPages: more prizes than a TV page holds turn by themselves on the door
+// screen, every page fitting 1,920 × 1,080; a phone scrolls through them all.
+func TestWebWinnersPages(t *testing.T) {
+	b := startChromium(t)
+	ts := startServer(t)
+	ts.must(200, "POST", "/api/admin/options", `{"event_name": "Harbour Hack 2026"}`, asAdmin, nil)
+	var ids []string
+	for _, n := range winnersProjects {
+		ids = append(ids, ts.addProject(n, ""))
+	}
+	names := []string{"Best overall", "Best design", "Best pitch", "Most technically impressive", "Best use of open data",
+		"Social good", "Best first-time hackers", "People's choice", "Wildest idea"}
+	var body []map[string]any
+	for _, n := range names {
+		body = append(body, map[string]any{"name": n, "track": "", "places": 3})
+	}
+	ts.must(200, "PUT", "/api/admin/prizes", body, asAdmin, nil)
+	var prizes []struct {
+		ID string `json:"id"`
+	}
+	ts.must(200, "GET", "/api/admin/prizes", nil, asAdmin, &prizes)
+	var lists []map[string]any
+	for i, p := range prizes {
+		lists = append(lists, map[string]any{"prize": p.ID, "winners": []string{ids[i%12], ids[(i+3)%12], ids[(i+7)%12]}})
+	}
+	ts.must(200, "POST", "/api/admin/winners/publish", map[string]any{"prizes": lists, "feedback": false}, asAdmin, nil)
+
+	k := b.tab(t)
+	run(t, k, "door screen", chromedp.Navigate(ts.URL+"/expo?kiosk=1&seconds=4"))
+	(screen{"1920", 1920, 1080, false}).apply(t, k)
+	waitJS(t, k, "winners", `document.body.classList.contains('winners-on') && Number(document.querySelector('#wn-grid').dataset.pages) > 1`)
+	pages := evalJS[int](t, k, `Number(document.querySelector('#wn-grid').dataset.pages)`)
+	seen := map[string]bool{}
+	for i := 0; i < pages; i++ {
+		waitJS(t, k, fmt.Sprintf("page %d", i+1), fmt.Sprintf(`document.querySelector('#wn-grid').dataset.page === '%d'`, i+1))
+		time.Sleep(200 * time.Millisecond)
+		if p := layoutProblems(t, k, "#wn-grid"); len(p) > 0 {
+			t.Errorf("door screen page %d: %s", i+1, strings.Join(p, "; "))
+		}
+		if over := evalJS[bool](t, k, `document.documentElement.scrollHeight > innerHeight || document.querySelector('#wn-grid').getBoundingClientRect().bottom > innerHeight`); over {
+			t.Errorf("door screen page %d does not fit the screen", i+1)
+		}
+		for _, n := range evalJS[[]string](t, k, `[...document.querySelectorAll('#wn-grid > .wn-prize')].filter((p) => p.getClientRects().length).map((p) => p.querySelector('.wn-prize-name').textContent)`) {
+			seen[n] = true
+		}
+		if i == 0 {
+			b.save(t, k, "winners-kiosk-pages-1920")
+		}
+	}
+	if len(seen) != len(names) {
+		t.Errorf("the pages showed %d of %d prizes: %v", len(seen), len(names), seen)
+	}
+	(screen{"390", 390, 844, true}).apply(t, k)
+	waitJS(t, k, "all prizes on a phone", fmt.Sprintf(`[...document.querySelectorAll('#wn-grid > .wn-prize')].filter((p) => p.getClientRects().length).length === %d`, len(names)))
+	if p := layoutProblems(t, k, "#wn-grid"); len(p) > 0 {
+		t.Errorf("door screen at 390: %s", strings.Join(p, "; "))
+	}
+	ts.must(200, "DELETE", "/api/admin/winners/publish", nil, asAdmin, nil)
+	waitJS(t, k, "back to the projects", `!document.body.classList.contains('winners-on') && document.querySelectorAll('#projects > li').length === 12`)
 }

@@ -1,5 +1,5 @@
 // The winners screen of the expo display and the door screen (/expo, /expo?kiosk=1;
-// docs/behaviour.md#the-ending): while the organiser's winners are published it replaces
+// docs/behaviour.md#after-judging): while the organiser's winners are published it replaces
 // the project list, prize by prize with places, project names and tables, in type that
 // reads from across a hall on a 1,920 × 1,080 TV and still fits a 390 px phone. On a wide
 // screen every page fits without scrolling; when the prizes do not fit on one, the

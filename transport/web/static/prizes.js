@@ -1,4 +1,4 @@
-// Settings → Prizes (docs/behaviour.md#the-ending, SPEC §5c): the organiser lists the
+// Settings → Prizes (docs/behaviour.md#after-judging, SPEC §5c): the organiser lists the
 // event's prizes (an overall prize with N places, or a prize for one track with the track
 // chosen from the tracks in Settings; 1–10 places) and saves the whole list with PUT
 // /api/admin/prizes. Nothing is saved until "Save prizes"; the server's refusal is shown

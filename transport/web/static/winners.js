@@ -1,4 +1,4 @@
-// The event's ending on the dashboard (docs/behaviour.md#the-ending, SPEC §5c):
+// The event's ending on the dashboard (docs/behaviour.md#after-judging, SPEC §5c):
 // - the Winners tab: for each prize Podium's proposed winners with how sure it is, in
 //   words; the organiser reorders or replaces them, then publishes (one button, a
 //   confirmation naming what happens) or takes the winners back;
