@@ -60,6 +60,19 @@ func winnersEvent(t *testing.T) *testServer {
 		ts.must(200, "PUT", "/api/judge/feedback/"+s.ProjectID, map[string]string{"feedback": fmt.Sprintf("Feedback %d: a clear demo; the setup took long.", i+1)}, asJudge(toks[0]), nil)
 	}
 	ts.must(200, "POST", "/api/admin/clock/pause", nil, asAdmin, nil)
+	// The ratings fit runs in the background: wait until the proposal stops moving.
+	prev := ""
+	eventually(t, "ratings settled", func() bool {
+		time.Sleep(400 * time.Millisecond)
+		var r struct {
+			Ratings any `json:"projects"`
+		}
+		ts.must(200, "GET", "/api/admin/results", nil, asAdmin, &r)
+		cur := fmt.Sprint(r.Ratings)
+		same := cur == prev
+		prev = cur
+		return same
+	})
 	return ts
 }
 
@@ -126,6 +139,14 @@ func TestWebWinners(t *testing.T) {
 	run(t, ctx, "fix places", setInput("#pz-list > li:nth-child(4) input[type=number]", "3"))
 	run(t, ctx, "save", chromedp.Click(chromedp.CSS("#pz-save")))
 	waitJS(t, ctx, "saved", `document.querySelector('#pz-save').disabled && document.querySelector('#pz-error').hidden`)
+	for _, sc := range []screen{{"1400", 1400, 900, false}, {"390", 390, 844, true}} {
+		sc.apply(t, ctx)
+		if p := layoutProblems(t, ctx, "#prizes-root"); len(p) > 0 {
+			t.Errorf("prizes at %s: %s", sc.name, strings.Join(p, "; "))
+		}
+		b.save(t, ctx, "prizes-"+sc.name)
+	}
+	(screen{"1400", 1400, 900, false}).apply(t, ctx)
 	var prizes []struct {
 		ID     string `json:"id"`
 		Name   string `json:"name"`
@@ -297,6 +318,7 @@ func TestWebWinners(t *testing.T) {
 	if !evalJS[bool](t, sheet, `[...document.querySelectorAll('.sheet-card')].every((c) => /team\//.test(c.querySelector('.sheet-link').textContent) && c.textContent.includes('Scan to see how your project was received'))`) {
 		t.Error("a sheet card lacks its link or the line for the team")
 	}
+	b.save(t, sheet, "team-qr-sheet-screen")
 	pdf, err := chromedp.Run(sheet, chromedp.PrintToPDF(chromedp.PDFPaper(chromedp.PaperA4)))
 	if err != nil {
 		t.Fatalf("print the QR sheet: %v", explainCDP(err))
@@ -358,6 +380,7 @@ func TestWebWinnersPages(t *testing.T) {
 			seen[n] = true
 		}
 		if i == 0 {
+			time.Sleep(500 * time.Millisecond) // the page's fade-in
 			b.save(t, k, "winners-kiosk-pages-1920")
 		}
 	}

@@ -55,10 +55,17 @@ function render() {
 
 const colsFor = (n) => (n <= 3 ? n : n === 4 ? 2 : n <= 6 ? 3 : 4);
 
-/** fits says whether the grid ends above the bottom of the screen. */
+/** fits says whether the grid ends above the bottom of the screen and no name sticks out sideways. */
 function fits() {
   const foot = document.body.classList.contains('kiosk') ? 8 : 16;
-  return grid.getBoundingClientRect().bottom <= window.innerHeight - foot;
+  if (grid.getBoundingClientRect().bottom > window.innerHeight - foot) return false;
+  if (grid.scrollWidth > grid.clientWidth + 1) return false;
+  // Every name whole: no word sticking out of its column, at most three lines.
+  return [...grid.querySelectorAll('.wn-name')].every((n) => {
+    if (!n.getClientRects().length) return true;
+    const lh = parseFloat(getComputedStyle(n).lineHeight) || 20;
+    return n.scrollWidth <= n.clientWidth + 1 && n.getBoundingClientRect().height <= lh * 3.2;
+  });
 }
 
 function showRange(cards, from, to) {
@@ -88,6 +95,13 @@ function paginate() {
     }
     X.pages.push([i, i + n]);
     i += n;
+  }
+  // The same number of pages, shared out evenly (4, 4, 1 becomes 3, 3, 3) when they fit.
+  const per = Math.ceil(cards.length / X.pages.length);
+  if (X.pages.length > 1 && X.pages.some(([a, z]) => z - a !== per)) {
+    const even = [];
+    for (let a = 0; a < cards.length; a += per) even.push([a, Math.min(a + per, cards.length)]);
+    if (even.length === X.pages.length && even.every(([a, z]) => { showRange(cards, a, z); return fits(); })) X.pages = even;
   }
   if (X.page >= X.pages.length) X.page = 0;
   showPage();
