@@ -273,6 +273,7 @@ func TestWebWinners(t *testing.T) {
 	ctx = b.tab(t)
 	adminLogin(t, ctx, ts)
 	waitJS(t, ctx, "overview says published", `document.querySelector('#winners-state').dataset.state === 'published' && document.querySelector('#winners-state').textContent.includes('Live')`)
+	b.save(t, ctx, "overview-published")
 	run(t, ctx, "winners tab again", chromedp.Click(chromedp.CSS("#tab-winners")))
 	waitJS(t, ctx, "published lists", `!!document.querySelector('#wn-status [data-state=published]') && document.querySelectorAll('#wn-prizes .place[data-id]').length === 12 && document.querySelector('#wn-feedback').checked`)
 	for _, sc := range []screen{{"1400", 1400, 900, false}, {"390", 390, 844, true}} {

@@ -57,7 +57,7 @@ function row(p, i) {
       render();
       markDirty();
     },
-  }, h('option', { value: 'overall' }, 'Overall (every project)'), h('option', { value: 'track', disabled: !P.tracks.length && p.kind !== 'track' }, 'One track'));
+  }, h('option', { value: 'overall' }, 'Overall'), h('option', { value: 'track', disabled: !P.tracks.length && p.kind !== 'track' }, 'One track'));
   kind.value = p.kind;
   const trackOpts = [...P.tracks];
   if (p.track && !trackOpts.includes(p.track)) trackOpts.push(p.track); // shown, and refused by check()
