@@ -76,7 +76,7 @@ func winnersEvent(t *testing.T) *testServer {
 	return ts
 }
 
-type publicWinnersBody struct {
+type webWinnersBody struct {
 	Published bool `json:"published"`
 	Prizes    []struct {
 		Name    string `json:"name"`
@@ -90,7 +90,7 @@ type publicWinnersBody struct {
 }
 
 // winnerNames is "prize: name, name | prize: …" from GET /api/winners.
-func (w publicWinnersBody) names() string {
+func (w webWinnersBody) names() string {
 	var out []string
 	for _, p := range w.Prizes {
 		var ns []string
@@ -211,7 +211,7 @@ func TestWebWinners(t *testing.T) {
 	}
 	run(t, ctx, "confirm", chromedp.Click(chromedp.CSS("#dialog-ok")))
 	waitJS(t, ctx, "published state", `!!document.querySelector('#wn-status [data-state=published]') && document.querySelector('#winners-state').dataset.state === 'published'`)
-	var pub publicWinnersBody
+	var pub webWinnersBody
 	ts.must(200, "GET", "/api/winners", nil, anon, &pub)
 	if !pub.Published || len(pub.Prizes) != 4 {
 		t.Fatalf("GET /api/winners after publish = %+v", pub)
