@@ -267,6 +267,14 @@ func TestWebWinners(t *testing.T) {
 		}
 		b.save(t, look, "winners-expo-"+sc.name)
 	}
+	// A visitor of the expo (not the door screen) can still find the project list.
+	if evalJS[bool](t, kiosk, `!!document.querySelector('#wn-to-list')`) {
+		t.Error("the door screen offers a button to leave the winners")
+	}
+	run(t, look, "all projects", chromedp.Click(chromedp.CSS("#wn-to-list")))
+	waitJS(t, look, "project list", `!document.body.classList.contains('winners-on') && !document.querySelector('#wn-back').hidden && document.querySelector('#projects').getClientRects().length > 0`)
+	run(t, look, "back to the winners", chromedp.Click(chromedp.CSS("#wn-back button")))
+	waitJS(t, look, "winners again", `document.body.classList.contains('winners-on') && document.querySelector('#wn-back').hidden`)
 
 	// The Winners tab at a laptop's width, published, in a fresh dashboard tab (in front:
 	// a tab behind others is not resized). It says what is live.

@@ -13,12 +13,19 @@ const params = new URLSearchParams(location.search);
 const PAGE_SECONDS = Math.min(300, Math.max(4, Number(params.get('seconds')) || 12));
 const NARROW = matchMedia('(max-width: 700px)');
 
-const X = { data: null, on: false, page: 0, pages: [[]], timer: 0 };
+const KIOSK = document.body.classList.contains('kiosk') || ['1', 'true', 'yes'].includes((params.get('kiosk') || '').toLowerCase());
+
+// X.list: a visitor of the (non-kiosk) expo chose the project list over the winners.
+const X = { data: null, on: false, page: 0, pages: [[]], timer: 0, list: false };
 
 const screen = h('section', { id: 'winners-screen', class: 'winners-screen', 'aria-labelledby': 'wn-title', hidden: true },
-  h('div', { class: 'wn-head' }, h('h2', { id: 'wn-title' }, 'Winners'), h('span', { id: 'wn-page', class: 'wn-page', 'aria-live': 'off' })),
+  h('div', { class: 'wn-head' }, h('h2', { id: 'wn-title' }, 'Winners'), h('span', { id: 'wn-page', class: 'wn-page', 'aria-live': 'off' }),
+    KIOSK ? null : h('button', { type: 'button', id: 'wn-to-list', class: 'small', onclick: () => { X.list = true; render(); } }, 'All projects')),
   h('ol', { id: 'wn-grid', class: 'wn-grid' }));
+const back = h('p', { id: 'wn-back', class: 'banner ok', hidden: true }, 'The winners are out. ',
+  h('button', { type: 'button', class: 'small', onclick: () => { X.list = false; render(); } }, 'Show the winners'));
 $('#main').prepend(screen);
+$('#projects').before(back);
 const grid = $('#wn-grid', screen);
 
 const ordinal = (n) => {
@@ -39,7 +46,8 @@ function prizeCard(pz) {
 function render() {
   const d = X.data;
   const shown = (d && d.published ? d.prizes || [] : []).filter((pz) => (pz.winners || []).length);
-  const on = shown.length > 0;
+  const on = shown.length > 0 && !X.list;
+  back.hidden = !(shown.length > 0 && X.list);
   if (on !== X.on) {
     X.on = on;
     document.body.classList.toggle('winners-on', on);
@@ -155,6 +163,7 @@ window.addEventListener('podium:ws', (ev) => {
   const { type, data } = ev.detail;
   if (type === 'winners') {
     X.data = data;
+    X.list = false; // a new announcement is shown
     render();
   } else if (type === 'resync') {
     load();

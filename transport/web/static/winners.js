@@ -429,8 +429,17 @@ async function sendLinks() {
     h('p', { class: 'hint' }, 'The mails go through the outbox (nothing is sent if the server has no mail settings). Sending again mails the same links again.'),
   ], { okText: 'Mail the links' });
   if (!ok) return;
-  const r = await call('POST', '/api/admin/team-links/send');
-  if (r) toast(`${r.queued ?? 0} email${r.queued === 1 ? '' : 's'} queued.`);
+  let r;
+  try {
+    r = await api('POST', '/api/admin/team-links/send');
+  } catch (e) {
+    if (sessionGone(e)) return;
+    toast(e.status === 404 || e.status === 405
+      ? 'This server cannot mail the links yet: download the team links (CSV) for your own mail merge, or hand out the printed cards.'
+      : `Not sent: ${e.message}`, true);
+    return;
+  }
+  toast(`${r.queued ?? 0} email${r.queued === 1 ? '' : 's'} queued: they go out through the outbox.`);
 }
 
 // ---------- the printable QR sheet (/admin#team-sheet) ----------
@@ -479,7 +488,16 @@ function sheetMode() {
 
 // ---------- overview ----------
 
+// tabPill marks the Winners tab "live" while the winners are published.
+function tabPill(on) {
+  const tab = $('#tab-winners');
+  let pill = $('.pill', tab);
+  if (on && !pill) tab.append(' ', pill = h('span', { class: 'pill live' }, 'live'));
+  if (!on && pill) pill.remove();
+}
+
 function renderOverview() {
+  tabPill(!!(W.data && W.data.published));
   const card = $('#winners-state');
   if (W.missing || !W.data) { card.hidden = true; return; }
   const d = W.data;
