@@ -111,8 +111,11 @@ async function load() {
     return;
   }
   W.missing = false;
-  const list = await api('GET', '/api/project/list').catch(() => null);
-  if (Array.isArray(list)) W.projects = list;
+  // The project list (for "Replace with…") only while the tab is open: it is large.
+  if (!panel.hidden || !W.projects.length) {
+    const list = await api('GET', '/api/project/list').catch(() => null);
+    if (Array.isArray(list)) W.projects = list;
+  }
   W.data = data;
   const ids = new Set(prizes().map((p) => p.id));
   for (const id of [...W.drafts.keys()]) if (!ids.has(id)) { W.drafts.delete(id); W.edited.delete(id); }
@@ -203,9 +206,23 @@ function renderStatus() {
   }
 }
 
-function renderPrizes() {
+let prizesSig = '';
+let prizesPending = false;
+
+function renderPrizes(force = false) {
   const box = $('#wn-prizes');
   if (!box) return;
+  // Redraw only when something shown changed, and never under an open "Replace with…".
+  const sig = JSON.stringify([W.data, [...W.drafts], W.projects.map((p) => [p.id, p.name, p.location, p.active])]);
+  if (sig === prizesSig) return;
+  if (!force && document.activeElement && document.activeElement.matches('#wn-prizes select')) {
+    if (!prizesPending) {
+      prizesPending = true;
+      document.activeElement.addEventListener('blur', () => { prizesPending = false; renderPrizes(); }, { once: true });
+    }
+    return;
+  }
+  prizesSig = sig;
   if (!W.data) { box.replaceChildren(); return; }
   if (!prizes().length) {
     box.replaceChildren(h('div', { class: 'card' }, h('h2', {}, 'No prizes yet'),
@@ -225,7 +242,7 @@ function setDraft(pz, list) {
   W.drafts.set(pz.id, list);
   W.edited.add(pz.id);
   renderStatus();
-  renderPrizes();
+  renderPrizes(true);
 }
 
 function prizeCard(pz) {
@@ -521,7 +538,8 @@ function renderOverview() {
 build();
 onSocket((type, d) => {
   if (type === 'resync' || type === 'winners') refresh();
-  else if (type === 'changed' && ['prizes', 'project', 'ratings', 'options', 'feedback', 'winners'].includes(d.kind)) refresh();
+  else if (type === 'changed' && ['prizes', 'winners'].includes(d.kind)) refresh();
+  else if (type === 'changed' && !panel.hidden && ['project', 'ratings', 'options', 'feedback', 'judge'].includes(d.kind)) refresh();
   if (type === 'changed' && d.kind === 'project' && !panel.hidden) loadLinks();
 });
 window.addEventListener('podium:prizes', () => load());
