@@ -370,8 +370,9 @@ func TestWebWinnersPages(t *testing.T) {
 	}
 	ts.must(200, "POST", "/api/admin/winners/publish", map[string]any{"prizes": lists, "feedback": false}, asAdmin, nil)
 
+	wifi := startNetCut(t, ts)
 	k := b.tab(t)
-	run(t, k, "door screen", chromedp.Navigate(ts.URL+"/expo?kiosk=1&seconds=4"))
+	run(t, k, "door screen", chromedp.Navigate(wifi.URL+"/expo?kiosk=1&seconds=4"))
 	(screen{"1920", 1920, 1080, false}).apply(t, k)
 	waitJS(t, k, "winners", `document.body.classList.contains('winners-on') && Number(document.querySelector('#wn-grid').dataset.pages) > 1`)
 	pages := evalJS[int](t, k, `Number(document.querySelector('#wn-grid').dataset.pages)`)
@@ -401,6 +402,16 @@ func TestWebWinnersPages(t *testing.T) {
 	if p := layoutProblems(t, k, "#wn-grid"); len(p) > 0 {
 		t.Errorf("door screen at 390: %s", strings.Join(p, "; "))
 	}
+	// Taken back while the screen's network is down: it catches up when it reconnects.
+	wifi.set(true)
+	waitJS(t, k, "offline", `!document.querySelector('#offline').hidden`)
 	ts.must(200, "DELETE", "/api/admin/winners/publish", nil, asAdmin, nil)
+	wifi.set(false)
 	waitJS(t, k, "back to the projects", `!document.body.classList.contains('winners-on') && document.querySelectorAll('#projects > li').length === 12`)
+	// And published again while it is down: the winners come back on reconnect.
+	wifi.set(true)
+	waitJS(t, k, "offline again", `!document.querySelector('#offline').hidden`)
+	ts.must(200, "POST", "/api/admin/winners/publish", map[string]any{"prizes": lists[:2], "feedback": false}, asAdmin, nil)
+	wifi.set(false)
+	waitJS(t, k, "winners after reconnect", `document.body.classList.contains('winners-on') && document.querySelectorAll('#wn-grid > .wn-prize').length === 2`)
 }
