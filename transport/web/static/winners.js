@@ -27,7 +27,7 @@ const root = $('#winners-root');
 const panel = $('#panel-winners');
 const SHEET = '#team-sheet';
 
-const pct = (p) => `${Math.round(p * 100)} %`;
+const pct = (p) => `${Math.round(p * 100)}\u00a0%`; // "53 %" never wraps before the sign
 const ordinal = (n) => {
   const s = ['th', 'st', 'nd', 'rd'];
   const v = n % 100;
@@ -192,18 +192,22 @@ function renderStatus() {
   else if (d.published && !changedSincePublish()) note.textContent = 'What you see is what is published.';
   else if (d.published) note.textContent = 'Your changes are not published yet.';
   else note.textContent = 'Nothing is shown outside this dashboard until you publish.';
+  let node;
   if (d.published) {
-    box.replaceChildren(h('div', { class: 'banner ok live-state', dataset: { state: 'published' } },
+    node = (h('div', { class: 'banner ok live-state', dataset: { state: 'published' } },
       h('span', { class: 'pill live' }, 'Live'), ' ',
       h('strong', {}, `Winners published ${when(d.published_at)}`), ` (${ago(d.published_at)}). `,
       'Shown now on the expo and door screens, the event website and every team page; ',
       d.feedback ? 'teams can read the judges\' feedback on their page.' : 'judges\' feedback is not shared with teams.',
       changedSincePublish() ? h('p', { class: 'warn-line' }, 'You have changed the lists below since: press "Publish changes" to show them.') : null));
   } else {
-    box.replaceChildren(h('p', { class: 'banner info', dataset: { state: 'draft' } },
+    node = h('p', { class: 'banner info', dataset: { state: 'draft' } },
       h('strong', {}, 'Not published. '), d.published_at ? `Taken back after being published ${when(d.published_at)}. ` : '',
-      'Check each prize\'s winners below, change the order if the judges\' discussion says so, then publish: every screen shows them at once.'));
+      'Check each prize\'s winners below, change the order if the judges\' discussion says so, then publish: every screen shows them at once.');
   }
+  // The box is a live region: it is replaced only when what it says changed.
+  const cur = box.firstElementChild;
+  if (!cur || cur.textContent !== node.textContent || cur.dataset.state !== node.dataset.state) box.replaceChildren(node);
 }
 
 let prizesSig = '';
