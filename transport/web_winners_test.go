@@ -306,6 +306,36 @@ func TestWebWinners(t *testing.T) {
 		t.Errorf("feedback after removing one = %v", fb)
 	}
 
+	// A team link that leaked is replaced from the list of links.
+	var links []map[string]any
+	ts.must(200, "GET", "/api/admin/team-links", nil, asAdmin, &links)
+	waitJS(t, ctx, "links listed", `document.querySelectorAll('#tl-list tbody tr').length === 12`)
+	run(t, ctx, "open the links", chromedp.Click(chromedp.CSS("#tl-list summary")))
+	run(t, ctx, "new link", chromedp.Click(chromedp.CSS(`#tl-list tbody tr[data-id="`+fmt.Sprint(links[0]["id"])+`"] button`)))
+	waitJS(t, ctx, "rotate confirmation", `document.querySelector('#dialog').open && document.querySelector('#dialog').textContent.includes('stop working')`)
+	run(t, ctx, "confirm rotate", chromedp.Click(chromedp.CSS("#dialog-ok")))
+	var links2 []map[string]any
+	eventually(t, "link replaced", func() bool {
+		ts.must(200, "GET", "/api/admin/team-links", nil, asAdmin, &links2)
+		return links2[0]["link"] != links[0]["link"]
+	})
+	waitJS(t, ctx, "new link shown", `document.querySelector('#tl-list tbody tr:first-child .code').textContent === `+jsq(fmt.Sprint(links2[0]["link"])))
+	for _, sc := range []screen{{"1400", 1400, 900, false}, {"390", 390, 844, true}} {
+		sc.apply(t, ctx)
+		if p := layoutProblems(t, ctx, "#tl-card, #fb-card"); len(p) > 0 {
+			t.Errorf("team links at %s: %s", sc.name, strings.Join(p, "; "))
+		}
+		evalJS[any](t, ctx, `document.querySelector('#tl-card').scrollIntoView()`)
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(b.shots, "team-links-"+sc.name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	(screen{"1400", 1400, 900, false}).apply(t, ctx)
+
 	// Take back: confirmed; both screens return to the project list.
 	run(t, ctx, "take back", chromedp.Click(chromedp.CSS("#wn-takeback")))
 	waitJS(t, ctx, "take-back confirmation", `document.querySelector('#dialog').open && document.querySelector('#dialog').textContent.includes('project list')`)

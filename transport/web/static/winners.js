@@ -437,7 +437,30 @@ function renderLinks() {
     h('div', { class: 'row' },
       h('a', { class: 'button primary', id: 'tl-print', href: `/admin${SHEET}`, target: '_blank', rel: 'noopener' }, 'Print QR sheet'),
       h('button', { type: 'button', id: 'tl-send', onclick: sendLinks }, 'Mail links to teams'),
-      h('a', { class: 'button', href: '/api/admin/export/team-links', download: '' }, 'Team links (CSV)')));
+      h('a', { class: 'button', href: '/api/admin/export/team-links', download: '' }, 'Team links (CSV)')),
+    l && l.length ? h('details', { class: 'mt', id: 'tl-list', open: linksOpen || undefined, ontoggle: (ev) => { linksOpen = ev.target.open; } },
+      h('summary', {}, `Every team's link (${l.length})`),
+      h('p', { class: 'hint' }, 'A link that reached the wrong people can be replaced: the old one stops working at once, and the team needs the new one (mail or print it again).'),
+      h('div', { class: 'table-wrap fit' }, h('table', { class: 'data compact team-links' },
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col', class: 'num' }, 'Table'), h('th', { scope: 'col' }, 'Project'), h('th', { scope: 'col' }, 'Contact emails'), h('th', { scope: 'col' }, 'Link'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Action')))),
+        h('tbody', {}, ...l.map((x) => h('tr', { dataset: { id: x.id } },
+          h('td', { class: 'num', 'data-label': 'Table' }, String(x.location)),
+          h('td', { class: 'name', 'data-label': 'Project' }, h('div', { class: 'name-box' }, x.name)),
+          h('td', { class: 'email', 'data-label': 'Contact emails' }, (x.contact_emails || []).join(', ') || h('span', { class: 'muted' }, 'none')),
+          h('td', { class: 'link', 'data-label': 'Link' }, h('span', { class: 'code' }, x.link)),
+          h('td', { class: 'actions-cell', 'data-label': 'Action' }, h('button', {
+            type: 'button', class: 'small', 'aria-label': `Replace the team link of ${x.name}`, onclick: () => rotateLink(x),
+          }, 'New link')))))))) : null);
+}
+
+let linksOpen = false;
+
+async function rotateLink(x) {
+  const ok = await dialog(`Replace the link of “${x.name}”?`, [
+    h('p', {}, 'The current link and its QR code stop working at once. Give the team the new one: mail the links again or print its card.'),
+  ], { okText: 'Replace the link', danger: true });
+  if (!ok) return;
+  if (await call('POST', `/api/admin/team-links/rotate/${encodeURIComponent(x.id)}`, undefined, `New link made for ${x.name}.`)) loadLinks();
 }
 
 async function sendLinks() {
