@@ -284,7 +284,7 @@ func TestWebWinners(t *testing.T) {
 	b.save(t, ctx, "overview-published")
 	run(t, ctx, "winners tab again", chromedp.Click(chromedp.CSS("#tab-winners")))
 	waitJS(t, ctx, "published lists", `!!document.querySelector('#wn-status [data-state=published]') && document.querySelectorAll('#wn-prizes .place[data-id]').length === 12 && document.querySelector('#wn-feedback').checked`)
-	for _, sc := range []screen{{"1400", 1400, 900, false}, {"390", 390, 844, true}} {
+	for _, sc := range []screen{{"1400", 1400, 900, false}, {"390", 390, 844, true}, {"1024", 1024, 768, false}} {
 		sc.apply(t, ctx)
 		if p := layoutProblems(t, ctx, "#panel-winners .card"); len(p) > 0 {
 			t.Errorf("winners tab at %s: %s", sc.name, strings.Join(p, "; "))
