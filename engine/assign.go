@@ -118,9 +118,9 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 		return nil
 	}
 
-	// Step 6: a track judge walks along the tables.
+	// Step 6: a track judge covers its track, then sharpens its prize.
 	if !general {
-		return p.alongTables(list)
+		return p.trackPick(list)
 	}
 
 	// Step 7: groups. The list shrinks to one group, so steps 8 and 9 are redone on it.

@@ -59,6 +59,7 @@ func (s *State) clone() *State {
 	c.Conflicts = cloneSlice(s.Conflicts)
 	c.Undo = cloneMap(s.Undo)
 	c.Keys = cloneSlice(s.Keys)
+	c.TrackFits = cloneTrackFits(s.TrackFits)
 	c.codeIndex, c.tokenIndex, c.locIndex, c.jx, c.tokens, c.captures = nil, nil, nil, nil, nil, nil
 	c.keys, c.conflicted = nil, nil
 	c.maxLocOK = false

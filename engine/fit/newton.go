@@ -108,6 +108,12 @@ func (f *fitter) gradient(rel bool) float64 {
 		f.grad[i] = -f.theta[i] * prec
 		f.diag[i] = prec
 	}
+	if f.priorPrec != nil { // a track's prize order (track.go)
+		for i := range f.grad {
+			f.grad[i] = -(f.theta[i] - f.priorMean[i]) * f.priorPrec[i]
+			f.diag[i] = f.priorPrec[i]
+		}
+	}
 	relPrec := 1 / (relPriorSD * relPriorSD)
 	th, grad, diag := f.theta, f.grad, f.diag
 	relStep := 0.0
@@ -236,6 +242,11 @@ func (f *fitter) hessMulS(v, out []float64, schur bool) {
 	prec := 1 / (ratingPriorSD * ratingPriorSD)
 	for i := range out {
 		out[i] = v[i] * prec
+	}
+	if f.priorPrec != nil {
+		for i := range out {
+			out[i] = v[i] * f.priorPrec[i]
+		}
 	}
 	for j := range in.Judges {
 		lo, hi := in.Off[j], in.Off[j+1]
