@@ -235,8 +235,8 @@ type fitter struct {
 	// priorMean and priorPrec, when set, are each θ's prior mean and precision (a
 	// track's prize order, track.go); else the prior is N(0, ratingPriorSD²).
 	priorMean, priorPrec []float64
-	grad  []float64 // of the log posterior in θ
-	diag  []float64 // of the negative Hessian in θ
+	grad                 []float64 // of the log posterior in θ
+	diag                 []float64 // of the negative Hessian in θ
 	// Per judge, at the point of the last gradient(): the log posterior's first and
 	// (negated) second derivative in its reliability.
 	gRel, hRel []float64
