@@ -120,7 +120,10 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 
 	// Step 6: a track judge covers its track, then sharpens its prize.
 	if !general {
-		return p.trackPick(list)
+		if p.s.TrackRule >= TrackRuleCover {
+			return p.trackPick(cs.all)
+		}
+		return p.alongTables(list)
 	}
 
 	// Step 7: groups. The list shrinks to one group, so steps 8 and 9 are redone on it.

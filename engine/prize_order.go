@@ -298,28 +298,34 @@ func (s *State) trackInput(t string, byLoc []*Project, overall map[ID]int32) Tra
 	return ti
 }
 
-// trackPick is step 6 of docs/behaviour.md#judging-flow for a track judge: of the
-// candidates with the fewest track views, while some have none, the next table up
-// (alongTables); once all have one, the one whose place in the track prize is least
-// certain (trackNeeds), less trackWalkCost per table walked, ties by the nearest table,
-// then the command's random stream. An event begun before this rule (State.TrackRule
-// 0) keeps the next table up among all the candidates.
-func (p *picker) trackPick(list []int32) *Project {
-	if p.s.TrackRule < TrackRuleCover {
-		return p.alongTables(list)
-	}
+// trackPick is step 6 of docs/behaviour.md#judging-flow for a track judge in an event
+// begun since State.TrackRule (before it, the next table up among the candidates of
+// step 5: alongTables). Of the candidates all, it keeps those with the fewest track
+// views, and of them (step 5) the ones nobody else is looking at, unless that leaves
+// none: coverage of the track comes before a general judge's hold, so that every track
+// project gets a track judge's view before any gets a second one. While they have none,
+// the next table up (alongTables); once all have one, the one whose place in the track
+// prize is least certain (trackNeeds), less trackWalkCost per table walked, ties by the
+// nearest table, then the command's random stream.
+func (p *picker) trackPick(all []int32) *Project {
 	x := p.x
 	fewest := -1
-	for _, k := range list {
+	for _, k := range all {
 		if n := x.proj[k].TrackSeen[p.track]; fewest < 0 || n < fewest {
 			fewest = n
 		}
 	}
-	keep := make([]int32, 0, len(list))
-	for _, k := range list {
+	var keep, free []int32
+	for _, k := range all {
 		if x.proj[k].TrackSeen[p.track] == fewest {
 			keep = append(keep, k)
+			if x.slots[k].flags&slotHeld == 0 || !x.busy(k, p.now, p.window) {
+				free = append(free, k)
+			}
 		}
+	}
+	if len(free) > 0 {
+		keep = free
 	}
 	if fewest == 0 {
 		return p.alongTables(keep)
