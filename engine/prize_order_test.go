@@ -207,7 +207,7 @@ func TestTrackRuleOfEarlierEvents(t *testing.T) {
 		t.Fatal("a new event does not cover its tracks")
 	}
 	old := func(s *State) { s.TrackRule = 0 }
-	ev := newTrackEvent(t, 12, func(table int) bool { return table%3 != 0 }, 4, 1, old)
+	ev := newTrackEvent(t, 12, func(table int) bool { return table%3 != 0 }, 4, 2, old)
 	var raw map[string]any
 	if err := json.Unmarshal(snapshot(t, ev.e), &raw); err != nil {
 		t.Fatal(err)
@@ -220,7 +220,11 @@ func TestTrackRuleOfEarlierEvents(t *testing.T) {
 		t.Fatalf("restored an earlier event: %v, track_rule %d", err, restored.s.TrackRule)
 	}
 	from := len(ev.rec.records)
-	// General judges hold some of the track's tables: the next table up skips them.
+	// Another track judge has seen some of the track (the new rule would keep away
+	// from them), general judges hold some of its tables: the next table up skips them.
+	for range 3 {
+		ev.visit(ev.track[1], false)
+	}
 	for _, g := range ev.general {
 		ev.next(g)
 	}
