@@ -58,8 +58,12 @@ func parseSimFlags(args []string) (*simFlags, error) {
 	fs.StringVar(&f.metrics, "metrics-url", "", "with -url: where /metrics is served (default URL/metrics)")
 	fs.BoolVar(&f.track, "track", false, "add the track-prize world (docs/behaviour.md#track-prizes: a track of 15 projects, 3 track judges × 8 visits) and print its table")
 	fs.Float64Var(&f.trackR, "track-r", 0.6, "with -track: the correlation of the track's quality with overall quality")
+	fs.BoolVar(&c.EarlierTrackRule, "track-earlier", false, "with -track, in process: track judges walk to the next table up, as in events begun before they covered their track (for the reference rows; over HTTP give -server an earlier build)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if c.EarlierTrackRule && (!f.track || f.http || f.url != "") {
+		return nil, errors.New("simulate: -track-earlier needs -track and runs in process")
 	}
 	if f.track {
 		if f.trackR < 0 || f.trackR > 1 {

@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -36,6 +37,24 @@ func (l *local) apply(actor engine.Actor, cmd engine.Command) (any, error) {
 }
 
 func (l *local) SetUp(cfg Config) ([]engine.ID, error) {
+	if cfg.EarlierTrackRule {
+		// An event begun before the rule: its snapshot has no track_rule.
+		b, _, err := l.e.Snapshot()
+		if err != nil {
+			return nil, err
+		}
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return nil, err
+		}
+		delete(raw, "track_rule")
+		if b, err = json.Marshal(raw); err != nil {
+			return nil, err
+		}
+		if err := l.e.Restore(b); err != nil {
+			return nil, err
+		}
+	}
 	np := make([]engine.NewProject, cfg.Projects)
 	for i := range np {
 		np[i] = engine.NewProject{Name: fmt.Sprintf("Project %d", i+1), ChallengeList: trackOf(cfg, i+1)}

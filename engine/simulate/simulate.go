@@ -42,6 +42,9 @@ type Config struct {
 	// Track adds a sponsor's track to the event (docs/behaviour.md#track-prizes; nil:
 	// none).
 	Track *TrackWorld
+	// EarlierTrackRule starts the event as one begun before track judges covered
+	// their track (State.TrackRule 0: the next table up); in process only.
+	EarlierTrackRule bool
 }
 
 // DefaultConfig returns the standard scenario: 100 projects, 25 judges × 12 visits.
