@@ -95,7 +95,7 @@ func (f *fitter) stopped() bool {
 // average places.
 func newFitter(in *engine.RatingInput) (f *fitter, warm bool) {
 	n := len(in.Projects)
-	f = &fitter{in: in, n: n + 1} // θ[n] is the star line
+	f = &fitter{in: in, n: n + 1, lineW: lineWeight} // θ[n] is the star line
 	f.theta = make([]float64, n+1)
 	for i := range in.Projects {
 		if i < len(in.Prev) && in.Prev[i] != 0 {
@@ -235,6 +235,7 @@ type fitter struct {
 	// priorMean and priorPrec, when set, are each θ's prior mean and precision (a
 	// track's prize order, track.go); else the prior is N(0, ratingPriorSD²).
 	priorMean, priorPrec []float64
+	lineW                float64 // the star line's weight (lineWeight; a track's: trackLineWeight)
 	grad                 []float64 // of the log posterior in θ
 	diag                 []float64 // of the negative Hessian in θ
 	// Per judge, at the point of the last gradient(): the log posterior's first and

@@ -461,8 +461,8 @@ func (f *fitter) lineTerms(j, n int, gl, hl, ul []float64) (gr, hr float64) {
 	lc := f.lineCurv[f.in.Off[j]:f.in.Off[j+1]]
 	for a, d := range dr {
 		p, q := pr[a], qr[a]
-		e := lineWeight * (sl[a]*q - (1-sl[a])*p) // the log-likelihood's slope in r·d
-		w := lineWeight * p * q
+		e := f.lineW * (sl[a]*q - (1-sl[a])*p) // the log-likelihood's slope in r·d
+		w := f.lineW * p * q
 		gr += d * e
 		hr += d * d * w
 		if gl != nil {
@@ -500,12 +500,12 @@ func (f *fitter) stepLine() {
 		logistic(r, dr, pr, qr)
 		for a, st := range in.Star[lo:hi] {
 			p, q := pr[a], qr[a]
-			e := -lineWeight * p
+			e := -f.lineW * p
 			if st {
-				e = lineWeight * q
+				e = f.lineW * q
 			}
 			g -= r * e
-			h += r * r * lineWeight * p * q
+			h += r * r * f.lineW * p * q
 		}
 	}
 	f.theta[line] += g / h

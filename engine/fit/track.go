@@ -43,6 +43,8 @@ const (
 	// minEvidence is the least likelihood precision of a project that counts in
 	// estimating β and τ (below it the track judges have said next to nothing of it).
 	minEvidence = 0.01
+	// trackLineWeight is the star line's weight in a track's fit.
+	trackLineWeight = 1.0
 )
 
 // trackFits fits every track of in, with the overall ratings of overall as the prior.
@@ -83,6 +85,7 @@ func trackFit(t *engine.TrackInput, overall *engine.SetRatings) engine.TrackFit 
 		return out // nothing from the track's judges: every project at the prior, β 0
 	}
 	f, _ := newFitter(in)
+	f.lineW = trackLineWeight
 	f.run(trackIters)
 	f.gradient(false)
 	prec0 := 1 / (ratingPriorSD * ratingPriorSD)
