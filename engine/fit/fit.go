@@ -235,7 +235,7 @@ type fitter struct {
 	// priorMean and priorPrec, when set, are each θ's prior mean and precision (a
 	// track's prize order, track.go); else the prior is N(0, ratingPriorSD²).
 	priorMean, priorPrec []float64
-	lineW                float64 // the star line's weight (lineWeight; a track's: trackLineWeight)
+	lineW                float64   // the star line's weight (lineWeight; a track's: trackLineWeight)
 	grad                 []float64 // of the log posterior in θ
 	diag                 []float64 // of the negative Hessian in θ
 	// Per judge, at the point of the last gradient(): the log posterior's first and

@@ -92,8 +92,8 @@ type Run struct {
 	CopeTop3   float64
 	MinViews   float64
 	MeanViews  float64
-	Walked     float64 // tables walked by all judges
-	RandomWalk float64 // tables walked had each judge visited the same number in random order
+	Walked     float64   // tables walked by all judges
+	RandomWalk float64   // tables walked had each judge visited the same number in random order
 	Track      *TrackRun // the track prize's measures (Config.Track)
 }
 
