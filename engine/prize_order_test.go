@@ -256,6 +256,12 @@ func TestTrackRuleOfEarlierEvents(t *testing.T) {
 			t.Fatalf("visit %d: table %d, want the next free one up, %d", v, got, want)
 		}
 	}
+	// A reset of everything from a journal written before the rule keeps it; one
+	// from this build's admin route begins the new event with it.
+	ev.rec.apply(Admin, &Reset{Type: ResetAll})
+	if ev.e.s.TrackRule != 0 {
+		t.Fatal("an earlier journal's reset changed the track rule")
+	}
 	for i, record := range ev.rec.records[from:] {
 		var e Envelope
 		if err := DecodeEnvelope(record, &e); err != nil {
@@ -271,6 +277,10 @@ func TestTrackRuleOfEarlierEvents(t *testing.T) {
 	restored.Replayed()
 	if snapshotHash(t, restored) != snapshotHash(t, ev.e) {
 		t.Fatal("the earlier event's replay differs from its live state")
+	}
+	ev.rec.apply(Admin, &Reset{Type: ResetAll, TrackRule: TrackRuleCover})
+	if ev.e.s.TrackRule != TrackRuleCover {
+		t.Fatalf("a reset of everything from this build: track rule %d", ev.e.s.TrackRule)
 	}
 }
 
