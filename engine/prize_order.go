@@ -89,11 +89,20 @@ func (s *State) trackRatings(t string) []trackRated {
 			idx[id] = i
 		}
 	}
-	var out []trackRated
-	for _, p := range s.ProjectsByLocation() {
-		if !p.Active || !containsString(p.ChallengeList, t) {
-			continue
+	var ps []*Project // a track judge's every assignment reads them: no sort of all projects
+	for _, p := range s.Projects {
+		if p.Active && containsString(p.ChallengeList, t) {
+			ps = append(ps, p)
 		}
+	}
+	slices.SortFunc(ps, func(a, b *Project) int {
+		if c := cmp.Compare(a.Location, b.Location); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Created, b.Created)
+	})
+	var out []trackRated
+	for _, p := range ps {
 		r := trackRated{p: p, sd: RatingPriorSD}
 		if i, ok := idx[p.ID]; ok {
 			r.rating, r.sd = f.Rating[i], f.SD[i]

@@ -94,8 +94,13 @@ func (f *fitter) stopped() bool {
 // newFitter sets up a fit of in from its last ratings (warm), or else from the judges'
 // average places.
 func newFitter(in *engine.RatingInput) (f *fitter, warm bool) {
+	return newFitterLine(in, lineWeight)
+}
+
+// newFitterLine is newFitter with the star line weighing lineW.
+func newFitterLine(in *engine.RatingInput, lineW float64) (f *fitter, warm bool) {
 	n := len(in.Projects)
-	f = &fitter{in: in, n: n + 1, lineW: lineWeight} // θ[n] is the star line
+	f = &fitter{in: in, n: n + 1, lineW: lineW} // θ[n] is the star line
 	f.theta = make([]float64, n+1)
 	for i := range in.Projects {
 		if i < len(in.Prev) && in.Prev[i] != 0 {

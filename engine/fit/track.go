@@ -43,7 +43,9 @@ const (
 	// minEvidence is the least likelihood precision of a project that counts in
 	// estimating β and τ (below it the track judges have said next to nothing of it).
 	minEvidence = 0.01
-	// trackLineWeight is the star line's weight in a track's fit.
+	// trackLineWeight is the star line's weight in a track's fit (the ratings' is
+	// lineWeight): a track's lists are short and seldom overlap, and the line is what
+	// compares them (chosen with the simulation, docs/behaviour.md#track-prizes).
 	trackLineWeight = 1.0
 )
 
@@ -84,8 +86,7 @@ func trackFit(t *engine.TrackInput, overall *engine.SetRatings) engine.TrackFit 
 	if n == 0 || len(in.Judges) == 0 {
 		return out // nothing from the track's judges: every project at the prior, β 0
 	}
-	f, _ := newFitter(in)
-	f.lineW = trackLineWeight
+	f, _ := newFitterLine(in, trackLineWeight)
 	f.run(trackIters)
 	f.gradient(false)
 	prec0 := 1 / (ratingPriorSD * ratingPriorSD)
