@@ -118,8 +118,11 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 		return nil
 	}
 
-	// Step 6: a track judge walks along the tables.
+	// Step 6: a track judge covers its track, then sharpens its prize.
 	if !general {
+		if p.s.TrackRule >= TrackRuleCover {
+			return p.trackPick(cs.all)
+		}
 		return p.alongTables(list)
 	}
 

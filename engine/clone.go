@@ -61,6 +61,7 @@ func (s *State) clone() *State {
 	c.Keys = cloneSlice(s.Keys)
 	c.Prizes = cloneSlice(s.Prizes)
 	c.Outcome = s.Outcome.clone()
+	c.TrackFits = cloneTrackFits(s.TrackFits)
 	c.codeIndex, c.tokenIndex, c.locIndex, c.jx, c.tokens, c.captures = nil, nil, nil, nil, nil, nil
 	c.keys, c.conflicted, c.teamIndex = nil, nil, nil
 	c.maxLocOK = false

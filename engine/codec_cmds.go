@@ -6,6 +6,8 @@ package engine
 // each with its punctuation one literal); otherwise each field may come once, in any
 // order, and any other field sends the command to encoding/json.
 
+import "encoding/json"
+
 // fieldSet records which fields a decoder has read.
 type fieldSet uint32
 
@@ -169,6 +171,9 @@ func (cmd *SetRatings) decodeJSON(r *jsonReader) bool {
 			return seen.once(8) && r.floats(&cmd.Disagreement, len(cmd.Judges))
 		case "compared":
 			return seen.once(9) && r.ints(&cmd.Compared, len(cmd.Judges))
+		case "tracks":
+			raw, ok := r.skipValue()
+			return seen.once(10) && ok && json.Unmarshal(raw, &cmd.Tracks) == nil
 		}
 		return false
 	})

@@ -74,6 +74,14 @@ func codecEnvelopes(r *rand.Rand, n int) []*Envelope {
 					sr.Compared[i] = r.IntN(1000)
 				}
 			}
+			if r.IntN(2) == 0 { // track prize orders (docs/behaviour.md#track-prizes)
+				sr := cmd.(*SetRatings)
+				for k := r.IntN(3); k >= 0; k-- {
+					tp := ids()
+					sr.Tracks = append(sr.Tracks, TrackFit{Track: texts[r.IntN(len(texts))], Projects: tp, Rating: floats(len(tp)),
+						SD: floats(len(tp)), Beta: r.Float64(), Center: r.NormFloat64(), Tau: r.Float64()})
+				}
+			}
 		case 7:
 			cmd = &ClockPause{}
 		case 8:
