@@ -174,16 +174,27 @@ func TestWebWinners(t *testing.T) {
 	if !evalJS[bool](t, ctx, `document.querySelector('#winners-state').dataset.state === 'draft'`) {
 		t.Error("overview does not say the winners are not published")
 	}
-	// The organiser swaps the overall prize's first two places and replaces the third.
+	// The organiser replaces the overall prize's third place, then swaps the first two.
+	// The first change is made in one step with reading the list: until the organiser
+	// changes a prize, its list follows the proposal, which moves as the fit refines.
 	overall := `#wn-prizes .prize-card:nth-child(1)`
-	before := evalJS[[]string](t, ctx, `[...document.querySelectorAll('`+overall+` .place[data-id]')].map((li) => li.dataset.id)`)
-	run(t, ctx, "move first down", chromedp.Click(chromedp.CSS(overall+` .place:nth-child(1) button[aria-label$=" down"]`)))
-	repl := evalJS[string](t, ctx, `(() => { const s = document.querySelector('`+overall+` .place:nth-child(3) select.replace'); return [...s.options].map((o) => o.value).find((v) => v) || ''; })()`)
-	if repl == "" {
-		t.Fatal("no project to replace the third place with")
+	listJS := `[...document.querySelectorAll('` + overall + ` .place[data-id]')].map((li) => li.dataset.id)`
+	first := evalJS[[]string](t, ctx, `(() => {
+	  const list = `+listJS+`;
+	  const s = document.querySelector('`+overall+` .place:nth-child(3) select.replace');
+	  const v = [...s.options].map((o) => o.value).find((x) => x) || '';
+	  if (v) { s.value = v; s.dispatchEvent(new Event('change', {bubbles: true})); }
+	  return [...list, v];
+	})()`)
+	if len(first) != 4 || first[3] == "" {
+		t.Fatalf("overall list and a replacement: %v", first)
 	}
-	run(t, ctx, "replace third", setInput(overall+` .place:nth-child(3) select.replace`, repl))
-	after := evalJS[[]string](t, ctx, `[...document.querySelectorAll('`+overall+` .place[data-id]')].map((li) => li.dataset.id)`)
+	before, repl := first[:3], first[3]
+	if got, want := evalJS[[]string](t, ctx, listJS), []string{before[0], before[1], repl}; !slices.Equal(got, want) {
+		t.Fatalf("overall after replacing the third = %v, want %v", got, want)
+	}
+	run(t, ctx, "move first down", chromedp.Click(chromedp.CSS(overall+` .place:nth-child(1) button[aria-label$=" down"]`)))
+	after := evalJS[[]string](t, ctx, listJS)
 	if want := []string{before[1], before[0], repl}; !slices.Equal(after, want) {
 		t.Fatalf("overall after the organiser's changes = %v, want %v", after, want)
 	}
@@ -226,12 +237,12 @@ func TestWebWinners(t *testing.T) {
 		} `json:"prizes"`
 	}
 	ts.must(200, "GET", "/api/admin/winners", nil, asAdmin, &admin)
-	var first []string
+	var published []string
 	for _, w := range admin.Prizes[0].Winners {
-		first = append(first, w.ID)
+		published = append(published, w.ID)
 	}
-	if !admin.Feedback || !slices.Equal(first, after) {
-		t.Errorf("published overall = %v (feedback %v), want the organiser's %v with feedback", first, admin.Feedback, after)
+	if !admin.Feedback || !slices.Equal(published, after) {
+		t.Errorf("published overall = %v (feedback %v), want the organiser's %v with feedback", published, admin.Feedback, after)
 	}
 	want := pub.names()
 	for name, c := range map[string]context.Context{"expo": expo, "door screen": kiosk} {
@@ -335,6 +346,12 @@ func TestWebWinners(t *testing.T) {
 		}
 	}
 	(screen{"1400", 1400, 900, false}).apply(t, ctx)
+
+	// Mailing the links is confirmed first; without a mail route the toast says what to do instead.
+	run(t, ctx, "mail links", chromedp.Click(chromedp.CSS("#tl-send")))
+	waitJS(t, ctx, "mail confirmation", `document.querySelector('#dialog').open && document.querySelector('#dialog').textContent.includes('no contact email')`)
+	run(t, ctx, "confirm mail", chromedp.Click(chromedp.CSS("#dialog-ok")))
+	waitJS(t, ctx, "mail outcome", `/queued|cannot mail the links yet/.test(document.querySelector('#toast').textContent)`)
 
 	// Take back: confirmed; both screens return to the project list.
 	run(t, ctx, "take back", chromedp.Click(chromedp.CSS("#wn-takeback")))
