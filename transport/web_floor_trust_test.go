@@ -45,7 +45,9 @@ func startCutProxy(t *testing.T, target string) *cutProxy {
 }
 
 // port is the proxy's port (the phone's URL is built on it).
-func (p *cutProxy) port() string { return p.ln.Addr().(*net.TCPAddr).AddrPort().String()[len("127.0.0.1:"):] }
+func (p *cutProxy) port() string {
+	return p.ln.Addr().(*net.TCPAddr).AddrPort().String()[len("127.0.0.1:"):]
+}
 
 func (p *cutProxy) serve() {
 	for {
