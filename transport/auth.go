@@ -26,7 +26,7 @@ const (
 	// let it overwrite while an HttpOnly one of that name exists (docs/behaviour.md#authentication).
 	cookieJudge = "podium_judge"
 	// judgeCookieMaxAge keeps a judge signed in on its phone for the event, across
-	// browser and phone restarts (seconds; docs/behaviour.md#persistent-judge-login).
+	// browser and phone restarts (seconds; docs/behaviour.md#trust-on-the-floor).
 	// Logout, deleting the judge or a new login (another device) ends it sooner.
 	judgeCookieMaxAge = 14 * 24 * 3600
 	// cookieJudgeOld is the name sessions started before the rename carry; it is still

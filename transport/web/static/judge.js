@@ -16,7 +16,7 @@ function showOnly(sel) {
 
 // The app shell is kept on the phone so the app opens without a network. Browsers
 // allow a service worker only on https or localhost: on plain http over a LAN there is
-// none, and the judge is told not to reload while offline (docs/behaviour.md#no-offline-shell-warning).
+// none, and the judge is told not to reload while offline (docs/behaviour.md#trust-on-the-floor).
 let noShell = !('serviceWorker' in navigator);
 if (!noShell) {
   navigator.serviceWorker.register('/sw.js').catch(() => {
@@ -138,7 +138,7 @@ function setupJoin(code, track) {
 }
 
 // showJoinedCode shows a judge who just signed up by QR its login code, once, with a
-// line to keep it (docs/behaviour.md#qr-signup-shows-the-code); the app starts when the
+// line to keep it (docs/behaviour.md#trust-on-the-floor); the app starts when the
 // judge says it has kept it.
 function showJoinedCode(code) {
   showOnly('#view-joined');
