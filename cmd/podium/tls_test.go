@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -195,14 +196,13 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// startTLSBinary starts the binary with a certificate on dir and returns its https
-// base URL at the host name given (resolved to 127.0.0.1 by the caller's client).
-func startTLSBinary(t *testing.T, dir, certFile, keyFile string, extraEnv ...string) (*proc, string) {
+// startTLSBinary starts the binary with TLS settings on dir and returns it and the
+// port of its https listener.
+func startTLSBinary(t *testing.T, dir string, tlsEnv ...string) (*proc, string) {
 	t.Helper()
 	cmd := exec.Command(podiumBinary(t))
-	cmd.Env = append(os.Environ(), "PORT=0", "DATA_DIR="+dir, "ADMIN_PASSWORD="+killPassword, "LOG_LEVEL=warn",
-		"TLS_CERT_FILE="+certFile, "TLS_KEY_FILE="+keyFile)
-	cmd.Env = append(cmd.Env, extraEnv...)
+	cmd.Env = append(os.Environ(), "PORT=0", "DATA_DIR="+dir, "ADMIN_PASSWORD="+killPassword, "LOG_LEVEL=warn")
+	cmd.Env = append(cmd.Env, tlsEnv...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +244,7 @@ func TestHTTPSJudgeAppOpensOffline(t *testing.T) {
 	const host = "podium.test" // a name, not localhost: only https makes it a secure context
 	dir := t.TempDir()
 	certFile, keyFile := selfSigned(t, t.TempDir(), host)
-	p, port := startTLSBinary(t, dir, certFile, keyFile)
+	p, port := startTLSBinary(t, dir, "TLS_CERT_FILE="+certFile, "TLS_KEY_FILE="+keyFile)
 	base := "https://" + host + ":" + port
 	// The admin calls go to 127.0.0.1 with the certificate's name.
 	pool := x509.NewCertPool()
@@ -309,5 +309,43 @@ func TestHTTPSJudgeAppOpensOffline(t *testing.T) {
 		if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
 			_ = os.WriteFile(filepath.Join(dir, "https-offline.png"), png, 0o644)
 		}
+	}
+}
+
+// TestTLSDomainWithoutInternet: with TLS_DOMAIN the binary serves https through autocert
+// (a name it was not given is refused in the handshake) and answers ACME's http-01
+// port, redirecting plain http to https. Getting a certificate needs the internet,
+// which this test does not have.
+func TestTLSDomainWithoutInternet(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	acme := ln.Addr().String()
+	ln.Close()
+	dir := t.TempDir()
+	_, port := startTLSBinary(t, dir, "TLS_DOMAIN=judging.example.org", "ACME_HTTP_ADDR="+acme)
+	noRedirect := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, _ := http.NewRequest("GET", "http://"+acme+"/admin", nil)
+	req.Host = "judging.example.org"
+	resp, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if loc := resp.Header.Get("Location"); resp.StatusCode/100 != 3 || loc != "https://judging.example.org/admin" {
+		t.Fatalf("plain http: %d to %q, want a redirect to https://judging.example.org/admin", resp.StatusCode, loc)
+	}
+	req, _ = http.NewRequest("GET", "http://"+acme+"/.well-known/acme-challenge/unknown-token", nil)
+	req.Host = "judging.example.org"
+	if resp, err = noRedirect.Do(req); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != 404 {
+		t.Fatalf("unknown ACME token: %d, want 404", resp.StatusCode)
+	}
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", "127.0.0.1:"+port, &tls.Config{ServerName: "other.example.org", InsecureSkipVerify: true})
+	if err == nil {
+		conn.Close()
+		t.Fatal("a TLS handshake for a name other than TLS_DOMAIN succeeded")
 	}
 }
