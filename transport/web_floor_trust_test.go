@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -45,9 +46,7 @@ func startCutProxy(t *testing.T, target string) *cutProxy {
 }
 
 // port is the proxy's port (the phone's URL is built on it).
-func (p *cutProxy) port() string {
-	return p.ln.Addr().(*net.TCPAddr).AddrPort().String()[len("127.0.0.1:"):]
-}
+func (p *cutProxy) port() string { return strconv.Itoa(p.ln.Addr().(*net.TCPAddr).Port) }
 
 func (p *cutProxy) serve() {
 	for {
@@ -242,8 +241,10 @@ func TestWebJudgeOfflineVisitAndWaitingSkip(t *testing.T) {
 	// The organiser's dashboard shows where the judge stands.
 	admin := b.tab(t)
 	adminLogin(t, admin, ts)
-	run(t, admin, "judges tab", chromedp.Navigate(ts.URL+"/admin#judges"))
-	waitJS(t, admin, "Current column", fmt.Sprintf(`[...document.querySelectorAll('#judges-table tbody tr')].some(r => r.textContent.includes('Flo Floor') && r.textContent.includes(%s))`, jsq(third+" (table ")))
+	run(t, admin, "judges tab", chromedp.Click(chromedp.CSS("#tab-judges")), chromedp.WaitVisible(chromedp.CSS("#judges-table")))
+	waitJS(t, admin, "Current column", fmt.Sprintf(`[...document.querySelectorAll('#judges-table tbody tr')].some(r => r.offsetParent && r.textContent.includes('Flo Floor') && r.textContent.includes(%s))`, jsq(third+" (table ")))
+	b.shotAt(t, admin, "dashboard-offline-visit", 1400, 900)
+	b.shotAt(t, admin, "dashboard-offline-visit", 1920, 1080)
 }
 
 // TestWebJudgeNoServiceWorkerWarning: on plain http from another machine's address (a
@@ -380,4 +381,11 @@ func TestWebQRSignupShowsCode(t *testing.T) {
 		t.Error("the conflict notice covers a button")
 	}
 	b.phoneShot(t, ctx, "judge-conflict-notice")
+	run(t, ctx, "desktop size", chromedp.EmulateViewport(1400, 900))
+	evalJS[any](t, ctx, `(() => { const b = document.querySelector('#btn-skip'); b.click(); document.querySelector('#skip-submit').click(); })()`)
+	waitJS(t, ctx, "pick a reason at 1400", `!document.querySelector('#toast').hidden && document.querySelector('#toast').textContent === 'Pick a reason first.'`)
+	if !evalJS[bool](t, ctx, toastClear) {
+		t.Error("the notice covers a button at 1400 px")
+	}
+	b.shotAt(t, ctx, "judge-skip-notice", 1400, 900)
 }
