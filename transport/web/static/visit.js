@@ -395,7 +395,7 @@ $('#skip-form').addEventListener('submit', async (ev) => {
   S.project = null;
   let said = 'Skipped.';
   if (r.value === 'conflict') said = 'You won’t be sent to this project again; it does not count against the team.';
-  else if (v.local) said = 'Skipped. The skip stays on this phone until the server sends you this project.';
+  else if (v.local) said = 'Skipped; kept on this phone until the server sends you this project.';
   toast(said);
   await nextProject();
 });
