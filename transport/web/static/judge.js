@@ -242,11 +242,10 @@ function updateOffline() {
 function syncStatus(n, state) {
   const el = $('#sync');
   const what = n === 1 ? '1 action' : `${n} actions`;
-  let text = '';
-  if (n === 0) text = '';
-  else if (state === 'auth') text = `${what} waiting to send: log in again to send them.`;
-  else if (state === 'sending') text = `Sending ${what}…`;
-  else text = `${what} waiting to send`;
+  let text = ''; // nothing waits
+  if (n > 0 && state === 'auth') text = `${what} waiting to send: log in again to send them.`;
+  else if (n > 0 && state === 'sending') text = `Sending ${what}…`;
+  else if (n > 0) text = `${what} waiting to send`;
   const skips = deferredSkips();
   if (skips.length) {
     const said = skips.length === 1
