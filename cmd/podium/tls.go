@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -78,14 +80,14 @@ func (t tlsSettings) on() bool { return t.certFile != "" || t.domain != "" }
 func (t tlsSettings) config(dataDir string, log zerolog.Logger) (*tls.Config, func() func(), error) {
 	switch {
 	case t.certFile != "":
-		cert, err := tls.LoadX509KeyPair(t.certFile, t.keyFile)
-		if err != nil {
+		r := &certReloader{certFile: t.certFile, keyFile: t.keyFile, log: log}
+		if err := r.load(); err != nil {
 			return nil, nil, fmt.Errorf("TLS_CERT_FILE/TLS_KEY_FILE: %w", err)
 		}
 		return &tls.Config{
-			MinVersion:   tls.VersionTLS12,
-			Certificates: []tls.Certificate{cert},
-			NextProtos:   []string{"http/1.1"}, // fasthttp speaks no HTTP/2
+			MinVersion:     tls.VersionTLS12,
+			GetCertificate: r.get,
+			NextProtos:     []string{"http/1.1"}, // fasthttp speaks no HTTP/2
 		}, nil, nil
 	case t.domain != "":
 		m := &autocert.Manager{
@@ -123,4 +125,55 @@ func (t tlsSettings) serveACMEHTTP(m *autocert.Manager, log zerolog.Logger) func
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 	}
+}
+
+// certReloader serves the certificate of TLS_CERT_FILE/TLS_KEY_FILE and reads the
+// pair again when either file changes (a renewal needs no restart). A pair that does
+// not load (a renewal half written, a key that does not match) leaves the one in use
+// and is logged once.
+type certReloader struct {
+	certFile, keyFile string
+	log               zerolog.Logger
+
+	mu                sync.Mutex
+	cert              *tls.Certificate
+	certMod, keyMod   time.Time // of the pair in use
+	failCert, failKey time.Time // of the last pair that did not load
+}
+
+// load reads the pair; on success it is the one served.
+func (r *certReloader) load() error {
+	cm, km := modTime(r.certFile), modTime(r.keyFile)
+	cert, err := tls.LoadX509KeyPair(r.certFile, r.keyFile)
+	if err != nil {
+		return err
+	}
+	r.cert, r.certMod, r.keyMod = &cert, cm, km
+	return nil
+}
+
+// get is tls.Config.GetCertificate: a stat of both files per handshake.
+func (r *certReloader) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cm, km := modTime(r.certFile), modTime(r.keyFile)
+	if (cm.Equal(r.certMod) && km.Equal(r.keyMod)) || (cm.Equal(r.failCert) && km.Equal(r.failKey)) {
+		return r.cert, nil
+	}
+	if err := r.load(); err != nil {
+		r.failCert, r.failKey = cm, km
+		r.log.Warn().Err(err).Msg("TLS_CERT_FILE/TLS_KEY_FILE changed but do not load; serving the previous certificate")
+		return r.cert, nil
+	}
+	r.log.Info().Msg("TLS certificate reloaded")
+	return r.cert, nil
+}
+
+// modTime is the file's modification time (zero when it cannot be read).
+func modTime(path string) time.Time {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
 }

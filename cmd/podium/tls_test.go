@@ -349,3 +349,44 @@ func TestTLSDomainWithoutInternet(t *testing.T) {
 		t.Fatal("a TLS handshake for a name other than TLS_DOMAIN succeeded")
 	}
 }
+
+// TestTLSCertificateReloaded: a renewed TLS_CERT_FILE/TLS_KEY_FILE pair is served
+// without a restart; a pair that does not load leaves the one in use.
+func TestTLSCertificateReloaded(t *testing.T) {
+	certDir := t.TempDir()
+	certFile, keyFile := selfSigned(t, certDir, "podium.test")
+	_, port := startTLSBinary(t, t.TempDir(), "TLS_CERT_FILE="+certFile, "TLS_KEY_FILE="+keyFile)
+	serial := func() string {
+		t.Helper()
+		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", "127.0.0.1:"+port, &tls.Config{ServerName: "podium.test", InsecureSkipVerify: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		return conn.ConnectionState().PeerCertificates[0].SerialNumber.String()
+	}
+	touch := func(at time.Time) {
+		for _, f := range []string{certFile, keyFile} {
+			if err := os.Chtimes(f, at, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	first := serial()
+	selfSigned(t, certDir, "podium.test") // renewed in place
+	touch(time.Now().Add(time.Minute))
+	renewed := serial()
+	if renewed == first {
+		t.Fatalf("still serving serial %s after the renewal", first)
+	}
+	// A half-written renewal (the key of another certificate) keeps the renewed one.
+	other, _ := selfSigned(t, t.TempDir(), "podium.test")
+	b, _ := os.ReadFile(other)
+	if err := os.WriteFile(certFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	touch(time.Now().Add(2 * time.Minute))
+	if got := serial(); got != renewed {
+		t.Fatalf("serving %s after a pair that does not match, want %s", got, renewed)
+	}
+}
