@@ -166,6 +166,7 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 	c.call(200, "POST", "/api/judge/finish", map[string]any{"project": next.ProjectID, "notes": "solid"}, judge)
 	c.call(200, "GET", "/api/admin/conflicts", nil, asAdmin)
 	c.call(404, "DELETE", "/api/admin/conflicts/"+next.ProjectID+"/"+next.ProjectID, nil, asAdmin)
+	c.call(404, "DELETE", "/api/admin/conflicts/"+next.ProjectID+"/"+next.ProjectID+"/judgement", nil, asAdmin)
 	c.call(200, "GET", "/api/judge/deliberation", nil, judge)
 	c.call(401, "GET", "/api/judge/list", nil, judge)
 	c.call(200, "POST", "/api/admin/deliberation", map[string]any{"start": true}, asAdmin)
