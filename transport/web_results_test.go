@@ -86,7 +86,7 @@ func TestWebResultsTab(t *testing.T) {
 	}
 	// Everyone ranked what they saw: no warning.
 	waitJS(t, ctx, "no warning", `document.querySelector('#results-warning').hidden`)
-	views := `[...document.querySelectorAll('#results-table tbody tr')].reduce((s, r) => s + Number(r.lastElementChild.textContent), 0)`
+	views := `[...document.querySelectorAll('#results-table tbody tr')].reduce((s, r) => s + Number(r.querySelector('td[data-label="Views"]').textContent), 0)`
 	waitJS(t, ctx, "views so far", views+` === 4`)
 
 	// Live: a judge finishes one more; the tab follows without a reload.

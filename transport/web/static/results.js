@@ -40,12 +40,12 @@ const nameBox = (name) => h('div', { class: 'name-box' }, name);
 function rankingRow(p, lo, hi, n) {
   return h('tr', { 'data-id': p.id },
     cell('num rank', 'Rank', String(p.rank)),
-    cell('name', 'Project', h('div', { class: 'name-line' }, nameBox(p.name),
-      h('button', { type: 'button', class: 'small details', onclick: () => details(p, n), 'aria-label': `Details of ${p.name}` }, 'Details'))),
+    cell('name', 'Project', nameBox(p.name)),
     cell('num', 'Table', String(p.location)),
     cell('rating decides', 'Rating ± sd', intervalPlot(p, lo, hi), h('span', { class: 'nowrap' }, `${fixed(p.rating)} ± ${fixed(p.rating_sd)}`)),
     cell('num', `P(top ${n})`, pct(p.p_top)), cell('num', 'Stars', String(p.stars)),
-    cell('num', 'Views', String(p.seen)));
+    cell('num', 'Views', String(p.seen)),
+    cell('', 'Details', h('button', { type: 'button', class: 'small details', onclick: () => details(p, n), 'aria-label': `Details of ${p.name}` }, 'Details')));
 }
 
 // details shows one project's figures, Jury's Copeland score among them with what it is.
