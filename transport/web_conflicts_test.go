@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -98,13 +99,16 @@ func TestWebConflictAfterJudgement(t *testing.T) {
 	}
 	layoutScreens[0].apply(t, ctx)
 
-	run(t, ctx, "keep Bob's", chromedp.Click(chromedp.CSS(`#cf-judged button[aria-label="Keep Bob's judgement of `+bobName+`"]`)))
+	keepBob := `#cf-judged button[aria-label="Keep Bob's judgement of ` + bobName + `"]`
+	waitUncovered(t, ctx, keepBob)
+	run(t, ctx, "keep Bob's", chromedp.Click(chromedp.CSS(keepBob)))
 	waitJS(t, ctx, "one case left", `document.querySelectorAll('#cf-judged li').length === 1`)
 	if !judged(bob) || projectField(t, ts, bobP, "seen") != 1.0 {
 		t.Fatal("keeping changed Bob's judgement on the server")
 	}
 	// Remove asks first; Cancel changes nothing.
 	removeAda := `#cf-judged button[aria-label="Remove Ada Lovelace's judgement of ` + adaName + `"]`
+	waitUncovered(t, ctx, removeAda)
 	run(t, ctx, "remove Ada's", chromedp.Click(chromedp.CSS(removeAda)))
 	waitJS(t, ctx, "asked", `document.querySelector('#dialog').open && document.querySelector('#dialog-title').textContent.includes('Remove Ada Lovelace')`)
 	b.save(t, ctx, "conflicts-judged-confirm-1400")
@@ -113,6 +117,7 @@ func TestWebConflictAfterJudgement(t *testing.T) {
 	if !judged(ada) {
 		t.Fatal("cancel removed the judgement")
 	}
+	waitUncovered(t, ctx, removeAda)
 	run(t, ctx, "remove Ada's again", chromedp.Click(chromedp.CSS(removeAda)))
 	waitJS(t, ctx, "asked again", `document.querySelector('#dialog').open`)
 	run(t, ctx, "confirm", chromedp.Click(chromedp.CSS("#dialog-ok")))
@@ -123,4 +128,12 @@ func TestWebConflictAfterJudgement(t *testing.T) {
 	}
 	waitJS(t, ctx, "only Bob's marked", `document.querySelectorAll('#cf-list .pill').length === 1 && document.querySelector('#cf-list .pill').closest('.cf-judge').textContent.startsWith('Bob')`)
 	b.save(t, ctx, "conflicts-judged-after-1400")
+}
+
+// waitUncovered scrolls the element into view and waits until nothing (a toast) lies
+// over its centre, so that a click lands on it.
+func waitUncovered(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	waitJS(t, ctx, "nothing over "+sel, `(() => { const el = document.querySelector(`+jsq(sel)+`); if (!el) return false; el.scrollIntoView({ block: 'center' });
+		const r = el.getBoundingClientRect(); const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2); return at === el || el.contains(at); })()`)
 }

@@ -14,6 +14,7 @@ const err = h('p', { class: 'banner bad', role: 'alert', id: 'cf-error', hidden:
 const list = h('div', { id: 'cf-list', 'aria-live': 'polite' });
 // Judged cases of the last import the organiser has not decided yet.
 let pending = [];
+let lastAdded = 0;
 const judgedBox = h('div', { id: 'cf-judged', class: 'banner warn', role: 'region', 'aria-labelledby': 'cf-judged-h', hidden: true });
 
 const form = h('form', { id: 'cf-upload', novalidate: true },
@@ -34,7 +35,9 @@ form.addEventListener('submit', async (ev) => {
   try {
     const r = await upload('/api/admin/conflicts/csv', fd);
     pending = r.judged || [];
-    toast(`Imported ${r.added} conflicts.` + (pending.length ? ` ${pending.length} of them were already judged: choose below.` : ''));
+    lastAdded = r.added;
+    // With cases to decide the box below says it all: a toast would lie over its buttons.
+    if (!pending.length) toast(`Imported ${r.added} conflicts.`);
     form.reset();
     renderJudged();
     load();
@@ -84,7 +87,7 @@ function renderJudged() {
   judgedBox.hidden = !pending.length;
   if (!pending.length) { judgedBox.replaceChildren(); return; }
   judgedBox.replaceChildren(
-    h('h3', { id: 'cf-judged-h' }, `Already judged: ${pending.length} ${pending.length === 1 ? 'conflict' : 'conflicts'} to decide`),
+    h('h3', { id: 'cf-judged-h' }, `Imported ${lastAdded} conflicts. Already judged: ${pending.length} ${pending.length === 1 ? 'conflict' : 'conflicts'} to decide`),
     h('p', {}, 'These judges had already judged the project before the conflict was imported. Their judgement still counts in the ranking and the scores until you remove it.'),
     h('ul', { class: 'cf-cases' }, ...pending.map((c) => h('li', { 'data-case': caseKey(c) },
       h('span', {}, h('strong', {}, c.judge_name), ' judged ', h('strong', {}, c.project_name)), ' ',
