@@ -177,6 +177,7 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 	c.call(200, "POST", "/api/judge/finish", map[string]any{"project": next.ProjectID, "notes": "solid"}, judge)
 	c.call(200, "GET", "/api/admin/conflicts", nil, asAdmin)
 	c.call(404, "DELETE", "/api/admin/conflicts/"+next.ProjectID+"/"+next.ProjectID, nil, asAdmin)
+	c.call(404, "DELETE", "/api/admin/conflicts/"+next.ProjectID+"/"+next.ProjectID+"/judgement", nil, asAdmin)
 	c.call(200, "GET", "/api/judge/deliberation", nil, judge)
 	c.call(401, "GET", "/api/judge/list", nil, judge)
 	c.call(200, "POST", "/api/admin/deliberation", map[string]any{"start": true}, asAdmin)
@@ -200,6 +201,7 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 	}
 
 	// Content.
+	c.call(200, "GET", "/api/admin/public-api", nil, asAdmin)
 	c.call(200, "POST", "/api/admin/content/schedule", map[string]any{"event_name": "Opening", "start_time": "2026-03-01T09:00:00Z", "end_time": "2026-03-01T09:30:00Z", "tags": []string{"main"}}, asAdmin)
 	c.call(400, "POST", "/api/admin/content/schedule", map[string]any{"event_name": "Backwards", "start_time": "2026-03-01T09:00:00Z", "end_time": "2026-03-01T08:00:00Z"}, asAdmin)
 	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
