@@ -24,6 +24,7 @@ func (s *Server) routesTeams(api fiber.Router) {
 	api.Get("/admin/team-links", s.adminAuth, s.listTeamLinks)
 	api.Get("/admin/team-links/qr/:id", s.adminAuth, s.teamLinkQR)
 	api.Post("/admin/team-links/rotate/:id", s.adminAuth, s.rotateTeamLink)
+	api.Post("/admin/team-links/send", s.adminAuth, s.sendTeamLinks)
 	api.Get("/admin/export/team-links", s.adminAuth, s.exportTeamLinks)
 	api.Get("/team/:token", s.teamPage)
 }
@@ -31,11 +32,36 @@ func (s *Server) routesTeams(api fiber.Router) {
 // teamLink is the link a team token opens: <PUBLIC_URL>/team/<token>, or the request's
 // own scheme and host without PUBLIC_URL.
 func (s *Server) teamLink(c *fiber.Ctx, token string) string {
+	return s.teamLinkBase(c) + "/team/" + token
+}
+
+// teamLinkBase is PUBLIC_URL, or the request's own scheme and host without it.
+func (s *Server) teamLinkBase(c *fiber.Ctx) string {
 	base := strings.TrimRight(s.cfg.PublicURL, "/")
 	if base == "" {
 		base = c.BaseURL()
 	}
-	return base + "/team/" + token
+	return base
+}
+
+// sendTeamLinks handles POST /api/admin/team-links/send: it queues the team-link mail
+// of every active project with contact emails (docs/behaviour.md#team-links-by-mail);
+// the outbox sends them like login-code mails (claimed and recorded through the log,
+// skipped without SMTP). It answers how many were queued and how many projects have no
+// contact email (a mail being sent right now is not queued again).
+func (s *Server) sendTeamLinks(c *fiber.Ctx) error {
+	if err := s.ensureTeamLinks(c); err != nil {
+		return err
+	}
+	res, err := s.submit(c, &engine.QueueTeamMails{Base: s.teamLinkBase(c)})
+	if err != nil {
+		return err
+	}
+	q := res.(engine.TeamMailsQueued)
+	if q.Queued > 0 {
+		s.mailQueued()
+	}
+	return c.JSON(fiber.Map{"ok": 1, "queued": q.Queued, "without_email": q.WithoutEmail, "sending": q.Sending})
 }
 
 // ensureTeamLinks gives every project without a team link one (a journaled command;

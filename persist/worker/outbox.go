@@ -315,11 +315,11 @@ func (o *Outbox) sendMails(sess **smtpSession, mails []loginMail, claim string, 
 			}
 		}
 		msg := composeLoginMail(o.cfg, o.publicURL, m, time.Now())
-		err := (*sess).send(senderAddress(o.cfg, o.publicURL), m.email, msg)
+		err := (*sess).send(senderAddress(o.cfg, o.publicURL), m.recipients(), msg)
 		if err == nil {
 			sent = append(sent, m.judge)
 			o.obs.EmailSent()
-			o.log.Info().Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email sent")
+			o.log.Info().Str(m.idField(), m.judge.String()).Int("attempt", attempt).Msg(m.what() + " sent")
 			continue
 		}
 		// After a refusal the server is still talking: reset and go on; after anything
@@ -331,16 +331,16 @@ func (o *Outbox) sendMails(sess **smtpSession, mails []loginMail, claim string, 
 		}
 		var unknown *errOutcomeUnknown
 		if errors.As(err, &unknown) {
-			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email outcome unknown; not retried")
+			o.log.Error().Err(err).Str(m.idField(), m.judge.String()).Int("attempt", attempt).Msg(m.what() + " outcome unknown; not retried")
 			o.reportUnknown(map[engine.ID]string{m.judge: claim}, "the connection to the SMTP server was lost after the message was handed over")
 			continue
 		}
 		if permanentSMTP(err) {
-			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email refused")
+			o.log.Error().Err(err).Str(m.idField(), m.judge.String()).Int("attempt", attempt).Msg(m.what() + " refused")
 			o.failed([]engine.ID{m.judge}, claim, err.Error())
 			continue
 		}
-		o.log.Warn().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email failed")
+		o.log.Warn().Err(err).Str(m.idField(), m.judge.String()).Int("attempt", attempt).Msg(m.what() + " failed")
 		retry, lastErr = append(retry, m.judge), err
 	}
 	return sent, retry, lastErr
@@ -385,20 +385,39 @@ func (o *Outbox) releaseLater(ids []engine.ID, claim string) {
 }
 
 // mailsOf reads the claimed mails from the state: the code, name and address are the
-// judge's at this moment (a judge deleted meanwhile is left out).
+// judge's at this moment (a judge deleted meanwhile is left out); a team-link mail goes
+// to the project's contact emails of this moment with its current link (a project
+// deleted meanwhile is left out). A team-link mail that can no longer be composed (no
+// address or link left) is recorded as failed.
 func (o *Outbox) mailsOf(ids []engine.ID, claim string) []loginMail {
 	out := make([]loginMail, 0, len(ids))
+	var broken []engine.ID
 	o.node.Read(func(st *engine.State) {
 		event := st.Options.EventName
 		for _, id := range ids {
-			j, ok := st.Judges[id]
 			m, has := st.MailOf(id)
-			if !ok || !has || m.Status != engine.MailSending || m.Claim != claim {
+			if !has || m.Status != engine.MailSending || m.Claim != claim {
 				continue
 			}
-			out = append(out, loginMail{judge: id, name: j.Name, email: j.Email, code: j.Code, event: event})
+			if p, ok := st.Projects[id]; ok {
+				link := teamLink(m.Base, o.publicURL, p.TeamToken)
+				if len(p.ContactEmails) == 0 || link == "" {
+					broken = append(broken, id)
+					continue
+				}
+				out = append(out, loginMail{judge: id, name: p.Name, event: event, team: true,
+					to: append([]string{}, p.ContactEmails...), link: link})
+				continue
+			}
+			if j, ok := st.Judges[id]; ok {
+				out = append(out, loginMail{judge: id, name: j.Name, email: j.Email, code: j.Code, event: event})
+			}
 		}
 	})
+	if len(broken) > 0 {
+		o.log.Error().Int("emails", len(broken)).Msg("team link emails failed: the project has no contact email or team link any more")
+		o.failed(broken, claim, "the project has no contact email or team link any more")
+	}
 	return out
 }
 
