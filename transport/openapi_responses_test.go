@@ -242,6 +242,7 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 	}
 	c.call(404, "GET", "/api/team/not-a-team-token-at-all-0000", nil, anon)
 	c.call(200, "POST", "/api/admin/team-links/rotate/"+links[0].ID, nil, asAdmin)
+	c.call(200, "POST", "/api/admin/team-links/send", nil, asAdmin)
 	c.call(200, "DELETE", "/api/admin/feedback/"+jsonField(t, c.call(200, "GET", "/api/admin/feedback", nil, asAdmin), "judge_id")+"/"+next.ProjectID, nil, asAdmin)
 	c.call(200, "DELETE", "/api/admin/winners/publish", nil, asAdmin)
 	c.call(409, "DELETE", "/api/admin/winners/publish", nil, asAdmin)
