@@ -53,8 +53,9 @@ func memberEmailHeader(h string) bool {
 	return true
 }
 
-// csvEmails splits cells of addresses (a list like "Ada <ada@example.com>, bob@example.com",
-// or addresses separated by commas, semicolons or white space) into one list, trimmed,
+// csvEmails splits cells of addresses (lists like "Ada <ada@example.com>, bob@example.com"
+// separated by semicolons or line breaks, or bare addresses separated by commas,
+// semicolons or white space) into one list, trimmed,
 // without duplicates (ignoring case; the first spelling kept). The engine validates
 // each address (CheckProject).
 func csvEmails(cells ...string) []string {
@@ -64,9 +65,13 @@ func csvEmails(cells ...string) []string {
 		if strings.TrimSpace(c) == "" {
 			continue
 		}
-		parts := splitEmails(c)
-		if list, err := mail.ParseAddressList(c); err == nil {
-			parts = parts[:0]
+		var parts []string
+		for _, chunk := range strings.FieldsFunc(c, func(r rune) bool { return r == ';' || r == '\n' || r == '\r' }) {
+			list, err := mail.ParseAddressList(chunk)
+			if err != nil {
+				parts = append(parts, splitEmails(chunk)...)
+				continue
+			}
 			for _, a := range list {
 				parts = append(parts, a.Address)
 			}
