@@ -403,14 +403,20 @@ func (cmd *ReportMailUnknown) apply(s *State, c *Ctx) (any, error) {
 			return nil, conflictf("the %s was claimed again", s.mailName(id))
 		}
 	}
-	reason := mailReason(cmd.Reason, "the server sending it stopped before recording the outcome") + "; resend it if the judge did not get it"
-	if _, projects := s.splitMails(ids); len(projects) > 0 {
-		reason = strings.TrimSuffix(reason, "the judge did not get it") + "it did not arrive"
+	reason := mailReason(cmd.Reason, "the server sending it stopped before recording the outcome")
+	judges, projects := s.splitMails(ids)
+	for _, group := range []struct {
+		ids    []ID
+		reason string
+	}{{judges, reason + "; resend it if the judge did not get it"}, {projects, reason + "; send it again if the team did not get it"}} {
+		if len(group.ids) == 0 {
+			continue
+		}
+		for _, id := range group.ids {
+			s.Mail[id] = LoginMail{Status: MailUnknown, Claim: cmd.Claims[id], At: c.Time, Reason: group.reason, Base: s.Mail[id].Base}
+		}
+		s.mailLog(c, group.ids, "login code emails with unknown outcome for", "login code email outcome unknown for", ": "+group.reason)
 	}
-	for _, id := range ids {
-		s.Mail[id] = LoginMail{Status: MailUnknown, Claim: cmd.Claims[id], At: c.Time, Reason: reason, Base: s.Mail[id].Base}
-	}
-	s.mailLog(c, ids, "login code emails with unknown outcome for", "login code email outcome unknown for", ": "+reason)
 	s.mailChanged(c, ids)
 	return nil, nil
 }

@@ -87,10 +87,14 @@ func TestMailTeamLinks(t *testing.T) {
 	if m, _ := f.s().MailOf(a); m.Status != MailSkipped || m.Base != "http://10.0.0.5:8080" {
 		t.Fatalf("skipped team mail %+v", m)
 	}
-	f.must(&ClaimMail{Judges: []ID{cc}, Claim: "B"})
-	f.must(&ReportMailUnknown{Claims: map[ID]string{cc: "B"}})
-	if m, _ := f.s().MailOf(cc); m.Status != MailUnknown || !strings.Contains(m.Reason, "resend it if it did not arrive") {
+	f.must(&QueueMail{Judges: js})
+	f.must(&ClaimMail{Judges: []ID{cc, js[0]}, Claim: "B"})
+	f.must(&ReportMailUnknown{Claims: map[ID]string{cc: "B", js[0]: "B"}})
+	if m, _ := f.s().MailOf(cc); m.Status != MailUnknown || !strings.HasSuffix(m.Reason, "send it again if the team did not get it") {
 		t.Fatalf("unknown team mail %+v", m)
+	}
+	if m, _ := f.s().MailOf(js[0]); m.Status != MailUnknown || !strings.HasSuffix(m.Reason, "resend it if the judge did not get it") {
+		t.Fatalf("unknown login mail %+v", m)
 	}
 
 	// A deleted project takes its mail along; a judges reset keeps the teams' mails and

@@ -41,8 +41,8 @@ type outboxLeader interface {
 	LeadsDuties() bool
 }
 
-// Outbox sends the login-code emails recorded in the engine's state (engine/mail.go)
-// from one worker goroutine, on the leader only. It claims mails through the log before
+// Outbox sends the login-code emails and team-link emails recorded in the engine's
+// state (engine/mail.go) from one worker goroutine, on the leader only. It claims mails through the log before
 // sending them and records each outcome through the log, so a restart or a failover
 // never sends a mail twice: mails claimed by an outbox that stopped leading are reported
 // "unknown" instead of being sent again. Temporary failures are retried with
@@ -143,7 +143,7 @@ func (o *Outbox) leads() bool {
 		var b [6]byte
 		_, _ = rand.Read(b[:])
 		o.claim = hex.EncodeToString(b[:])
-		o.log.Info().Str("claim", o.claim).Msg("outbox leads: sending login code emails")
+		o.log.Info().Str("claim", o.claim).Msg("outbox leads: sending emails (login codes, team links)")
 	}
 	return true
 }
@@ -158,7 +158,7 @@ func (o *Outbox) work() {
 		var w engine.MailWork
 		o.node.Read(func(st *engine.State) { w = st.MailWork(o.claim, outboxBatch) })
 		if len(w.Claimed) > 0 {
-			o.log.Warn().Int("emails", len(w.Claimed)).Msg("login code emails claimed by an earlier leader were not confirmed: outcome unknown, not resent")
+			o.log.Warn().Int("emails", len(w.Claimed)).Msg("emails claimed by an earlier leader were not confirmed: outcome unknown, not resent")
 			if !o.reportUnknown(w.Claimed, "") {
 				return
 			}
@@ -209,7 +209,7 @@ func (o *Outbox) skip(ids []engine.ID) bool {
 	for range ids {
 		o.obs.EmailSkipped()
 	}
-	o.log.Info().Int("emails", len(ids)).Msg("login code emails skipped: SMTP is not configured")
+	o.log.Info().Int("emails", len(ids)).Msg("emails skipped: SMTP is not configured")
 	return true
 }
 
@@ -249,7 +249,7 @@ func (o *Outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.
 			o.log.Warn().Err(err).Int("emails", len(ids)).Int("attempt", attempt).Msg("cannot reach the SMTP server; will retry")
 			return ids, true
 		}
-		o.log.Error().Err(err).Int("emails", len(ids)).Int("attempt", attempt).Msg("login code emails failed: cannot reach the SMTP server")
+		o.log.Error().Err(err).Int("emails", len(ids)).Int("attempt", attempt).Msg("emails failed: cannot reach the SMTP server")
 		reason := err.Error()
 		return nil, o.failed(ids, "", reason)
 	}
@@ -285,7 +285,7 @@ func (o *Outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.
 		return nil, ok
 	}
 	if last {
-		o.log.Error().Err(lastErr).Int("emails", len(retry)).Int("attempt", attempt).Msg("login code emails failed; giving up")
+		o.log.Error().Err(lastErr).Int("emails", len(retry)).Int("attempt", attempt).Msg("emails failed; giving up")
 		return nil, o.failed(retry, claim, lastErr.Error()) && ok
 	}
 	if !o.record(&mailRecord{ids: retry, cmd: func(ids []engine.ID) engine.Command {
@@ -469,10 +469,10 @@ func (o *Outbox) submit(rec *mailRecord) bool {
 		}
 		var ee *engine.Error
 		if !errors.As(err, &ee) {
-			o.log.Error().Err(err).Str("command", cmd.Kind()).Int("emails", len(ids)).Msg("cannot record login code emails")
+			o.log.Error().Err(err).Str("command", cmd.Kind()).Int("emails", len(ids)).Msg("cannot record email outcomes")
 			return false
 		}
-		o.log.Warn().Err(err).Str("command", cmd.Kind()).Msg("login code emails changed meanwhile; checking again")
+		o.log.Warn().Err(err).Str("command", cmd.Kind()).Msg("emails changed meanwhile; checking again")
 	}
 	return true
 }
