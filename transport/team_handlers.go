@@ -88,6 +88,8 @@ type teamLinkView struct {
 	Active        bool      `json:"active"`
 	ContactEmails []string  `json:"contact_emails"`
 	Link          string    `json:"link"`
+	// Mail is the team-link email's state (absent when none was queued).
+	Mail *engine.MailView `json:"mail,omitempty"`
 }
 
 func (s *Server) teamLinkViews(c *fiber.Ctx) ([]teamLinkView, error) {
@@ -95,11 +97,18 @@ func (s *Server) teamLinkViews(c *fiber.Ctx) ([]teamLinkView, error) {
 		return nil, err
 	}
 	var rows []engine.TeamLinkRow
-	s.node.Read(func(st *engine.State) { rows = st.TeamLinks() })
+	var mails []*engine.MailView
+	s.node.Read(func(st *engine.State) {
+		rows = st.TeamLinks()
+		mails = make([]*engine.MailView, len(rows))
+		for i, r := range rows {
+			mails[i] = st.MailViewOf(r.ID)
+		}
+	})
 	out := make([]teamLinkView, 0, len(rows))
-	for _, r := range rows {
+	for i, r := range rows {
 		out = append(out, teamLinkView{ID: r.ID, Name: r.Name, Location: r.Location, Active: r.Active,
-			ContactEmails: r.ContactEmails, Link: s.teamLink(c, r.Token)})
+			ContactEmails: r.ContactEmails, Link: s.teamLink(c, r.Token), Mail: mails[i]})
 	}
 	return out, nil
 }

@@ -111,19 +111,21 @@ func startServerWithSMTP(t *testing.T, smtp *teamSMTP, mod func(*Config)) *testS
 	return ts
 }
 
-// teamMailStatus is project id's team-link mail state ("" when it has none).
+// teamMailStatus is project id's team-link mail state as GET /api/admin/team-links
+// shows it ("" when it has none).
 func (ts *testServer) teamMailStatus(id string) string {
-	pid, err := engine.ParseID(id)
-	if err != nil {
-		ts.t.Fatal(err)
+	ts.t.Helper()
+	var links []struct {
+		ID   string
+		Mail *struct{ Status string }
 	}
-	var st string
-	ts.Node.Read(func(s *engine.State) {
-		if m, ok := s.MailOf(pid); ok {
-			st = m.Status
+	ts.must(200, "GET", "/api/admin/team-links", nil, asAdmin, &links)
+	for _, l := range links {
+		if l.ID == id && l.Mail != nil {
+			return l.Mail.Status
 		}
-	})
-	return st
+	}
+	return ""
 }
 
 func (ts *testServer) awaitTeamMail(id, status string) {
