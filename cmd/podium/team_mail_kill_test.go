@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -92,4 +93,63 @@ func TestSIGKILLDuringTeamMailSendReportsUnknown(t *testing.T) {
 		t.Fatal("the team-link mail sent again did not arrive")
 	}
 	p2.awaitTeamMailStatus(created.ID, "sent")
+}
+
+// teamMailStatusOn returns the status of project id's team-link mail on node n's
+// team-links list ("" when none or unreachable).
+func teamMailStatusOn(n *clusterNode, id string) string {
+	code, b, err := call(n.url(), "GET", "/api/admin/team-links", nil)
+	if err != nil || code != 200 {
+		return ""
+	}
+	var rows []teamLinkRow
+	_ = json.Unmarshal(b, &rows)
+	for _, r := range rows {
+		if r.ID == id && r.Mail != nil {
+			return r.Mail.Status
+		}
+	}
+	return ""
+}
+
+// TestClusterTeamMailsThroughFollowerSentOnce: team-link mails queued through a follower
+// while the SMTP server is down stay pending on every node; the leader is SIGKILLed, the
+// SMTP server comes up, and the new leader mails the team exactly once.
+func TestClusterTeamMailsThroughFollowerSentOnce(t *testing.T) {
+	ports := freePorts(t, 7)
+	c := startMailCluster(t, ports, ports[6])
+	var lead *clusterNode
+	waitFor(t, 20*time.Second, "a leader known to all nodes", func() bool { lead = c.leader(c.nodes); return lead != nil })
+	follower := without(c.nodes, lead)[0]
+	team := []string{"ann@example.com", "bob@example.com"}
+	var created struct{ ID string }
+	waitFor(t, 20*time.Second, "project created", func() bool {
+		code, b, err := call(follower.url(), "POST", "/api/project/new", map[string]any{"name": "Yonder Yoga", "contact_emails": team})
+		return err == nil && code == 200 && json.Unmarshal(b, &created) == nil
+	})
+	code, b, err := call(follower.url(), "POST", "/api/admin/team-links/send", nil)
+	var res struct{ Queued int }
+	if err != nil || code != 200 || json.Unmarshal(b, &res) != nil || res.Queued != 1 {
+		t.Fatalf("send through a follower: %d %v %s", code, err, b)
+	}
+	for _, n := range c.nodes {
+		waitFor(t, 10*time.Second, n.id+" shows the team mail pending", func() bool { return teamMailStatusOn(n, created.ID) == "pending" })
+	}
+	lead.p.kill()
+	live := without(c.nodes, lead)
+
+	smtp := startBinSMTPAt(t, fmt.Sprintf("127.0.0.1:%d", ports[6]), false)
+	select {
+	case to := <-smtp.msgs:
+		if !slices.Equal(to, team) {
+			t.Fatalf("mail to %q, want %q", to, team)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the team-link mail did not arrive")
+	}
+	for _, n := range live {
+		waitFor(t, 20*time.Second, n.id+" shows the team mail sent", func() bool { return teamMailStatusOn(n, created.ID) == "sent" })
+	}
+	addJudgeVia(t, live[0], "Dee", "dee@example.com")
+	smtp.nextMailTo(t, "dee@example.com") // the team's mail went out once
 }
