@@ -55,9 +55,8 @@ func memberEmailHeader(h string) bool {
 
 // csvEmails splits cells of addresses (lists like "Ada <ada@example.com>, bob@example.com"
 // separated by semicolons or line breaks, or bare addresses separated by commas,
-// semicolons or white space) into one list, trimmed,
-// without duplicates (ignoring case; the first spelling kept). The engine validates
-// each address (CheckProject).
+// semicolons or white space) into one list, trimmed, without duplicates (ignoring case;
+// the first spelling kept). The engine validates each address (CheckProject).
 func csvEmails(cells ...string) []string {
 	var out []string
 	seen := map[string]bool{}
