@@ -379,11 +379,16 @@ type projectImport struct {
 }
 
 // parseProjectsCSV reads the projects CSV of docs/behaviour.md#admin-operations: name, description, url, try_link?,
-// video_link?, challenge_list? (comma-separated).
+// video_link?, challenge_list? (comma-separated), contact_emails? (the column after
+// challenge_list; with a header row, the column named for emails instead: csvEmailColumn).
 func parseProjectsCSV(data []byte, hasHeader bool) (*projectImport, error) {
 	rows, err := readCSV(data)
 	if err != nil {
 		return nil, err
+	}
+	emailCol := 6
+	if hasHeader && len(rows) > 0 {
+		emailCol = csvEmailColumn(rows[0])
 	}
 	rows, err = dataRows(rows, hasHeader)
 	if err != nil {
@@ -401,6 +406,7 @@ func parseProjectsCSV(data []byte, hasHeader bool) (*projectImport, error) {
 			TryLink:       csvFirstLink(r.cell(3)),
 			VideoLink:     csvFirstLink(r.cell(4)),
 			ChallengeList: engine.SplitChallenges(r.cell(5)),
+			ContactEmails: csvEmails(r.cell(emailCol)),
 		}
 		if err := engine.CheckProject(&np); err != nil {
 			return nil, headerHint(rowError(r.num, "%s", err.Msg), r.num, hasHeader)
@@ -446,6 +452,7 @@ func parseSubmissionsCSV(data []byte) (*projectImport, error) {
 	if col[subTitle] < 0 {
 		return nil, badRequest("row %d: no \"Project Title\" column in the header", rows[0].num)
 	}
+	emailCols := submissionEmailColumns(rows[0])
 	out := &projectImport{projects: make([]engine.NewProject, 0, len(rows)), rows: make([]int, 0, len(rows))}
 	for _, r := range rows[1:] {
 		if r.blank() {
@@ -463,6 +470,10 @@ func parseSubmissionsCSV(data []byte) (*projectImport, error) {
 			VideoLink:     csvFirstLink(r.cell(col[subVideo])),
 			ChallengeList: engine.SplitChallenges(r.cell(col[subPrizes])),
 		}
+		for _, i := range emailCols {
+			np.ContactEmails = append(np.ContactEmails, r.cell(i))
+		}
+		np.ContactEmails = csvEmails(np.ContactEmails...)
 		if err := engine.CheckProject(&np); err != nil {
 			return nil, rowError(r.num, "%s", err.Msg)
 		}

@@ -71,7 +71,7 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 	c.call(200, "GET", "/api/group-info", nil, anon)
 
 	// Projects.
-	decode(c.call(200, "POST", "/api/project/new", map[string]any{"name": "Rover", "description": "d", "url": "https://github.com/a/rover", "challenge_list": "AI, Web"}, asAdmin), &id)
+	decode(c.call(200, "POST", "/api/project/new", map[string]any{"name": "Rover", "description": "d", "url": "https://github.com/a/rover", "challenge_list": "AI, Web", "contact_emails": "rover@example.com"}, asAdmin), &id)
 	p1 := id.ID
 	decode(c.call(200, "POST", "/api/project/new", map[string]any{"name": "Kiln"}, asAdmin), &id)
 	p2 := id.ID
@@ -244,6 +244,8 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 	}
 	c.call(404, "GET", "/api/team/not-a-team-token-at-all-0000", nil, anon)
 	c.call(200, "POST", "/api/admin/team-links/rotate/"+links[0].ID, nil, asAdmin)
+	c.call(200, "POST", "/api/admin/team-links/send", nil, asAdmin)
+	c.call(200, "GET", "/api/admin/team-links", nil, asAdmin)
 	c.call(200, "DELETE", "/api/admin/feedback/"+jsonField(t, c.call(200, "GET", "/api/admin/feedback", nil, asAdmin), "judge_id")+"/"+next.ProjectID, nil, asAdmin)
 	c.call(200, "DELETE", "/api/admin/winners/publish", nil, asAdmin)
 	c.call(409, "DELETE", "/api/admin/winners/publish", nil, asAdmin)
