@@ -221,6 +221,7 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 	c.call(200, "PUT", "/api/judge/feedback/"+next.ProjectID, map[string]any{"feedback": "Great demo; show the latency numbers."}, judge)
 	c.call(404, "PUT", "/api/judge/feedback/000000000000000000000abc", map[string]any{"feedback": "x"}, judge)
 	c.call(200, "GET", "/api/admin/results", nil, asAdmin)
+	c.call(200, "GET", "/api/admin/floor-https", nil, asAdmin)
 	c.call(200, "PUT", "/api/admin/prizes", []map[string]any{{"name": "Best overall", "places": 3}, {"name": "Best AI", "track": "AI", "places": 1}}, asAdmin)
 	c.call(400, "PUT", "/api/admin/prizes", []map[string]any{{"name": "Best Web", "track": "Web3", "places": 1}}, asAdmin)
 	var prizes []struct{ ID, Name string }
