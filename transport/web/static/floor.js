@@ -28,15 +28,16 @@ function render(st) {
   box.hidden = false;
 }
 
+const RETRY = 2000; // ms between checks while not logged in or the server is away
+
 async function check() {
+  let next = EVERY;
   try {
     render(await api('GET', '/api/admin/floor-https'));
   } catch {
-    // not logged in yet, or the server is away: the next check tries again
+    next = RETRY; // not logged in yet, or the server is away
   }
+  setTimeout(() => (document.hidden ? setTimeout(check, EVERY) : check()), next);
 }
 
-if (box) {
-  check();
-  setInterval(() => { if (!document.hidden) check(); }, EVERY);
-}
+if (box) check();
