@@ -438,7 +438,10 @@ func (x *judgingData) pairSums(s *State, j *Judge) uint32 {
 }
 
 // assignTo is step 10: j now looks at p.
-func (s *State) assignTo(j *Judge, p *Project, c *Ctx) {
+func (s *State) assignTo(j *Judge, p *Project, c *Ctx) { s.assignAs(j, p, c, "assigned") }
+
+// assignAs is assignTo with the audit line's verb.
+func (s *State) assignAs(j *Judge, p *Project, c *Ctx, verb string) {
 	x := s.jd()
 	j.Current = p.ID
 	j.CurrentSince = c.Time
@@ -450,7 +453,7 @@ func (s *State) assignTo(j *Judge, p *Project, c *Ctx) {
 	}
 	x.refresh(p)
 	x.hold(s, p.ID, j)
-	c.logProject("assigned", p)
+	c.logProject(verb, p)
 	c.changed("judge", j.ID)
 	c.changed("project", p.ID)
 }

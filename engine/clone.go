@@ -74,7 +74,7 @@ func (s *State) clone() *State {
 // edit, a fresh array when deleting an element, new slices elsewhere), and an append
 // only writes past the end a copy sees. TestCloneSharesNothingMutable allows exactly
 // these; TestCaptureUnaffectedByLaterChanges checks the edits that touch them.
-var copyOnWrite = map[string]bool{"SeenProjects": true, "Rankings": true, "ChallengeList": true, "ContactEmails": true}
+var copyOnWrite = map[string]bool{"SeenProjects": true, "Rankings": true, "ChallengeList": true, "ContactEmails": true, "Upcoming": true}
 
 // ownSeen gives j a private SeenProjects array before one of its elements is changed
 // in place (captures may share the current one: see copyOnWrite). An array the writer

@@ -28,7 +28,14 @@ func (r *jsonReader) newID(id **ID) bool {
 
 func (cmd *JudgeNext) decodeJSON(r *jsonReader) bool {
 	at := r.i
-	if r.lit(`{"judge":`) && r.id(&cmd.Judge) && (r.lit("}") || r.lit(`,"got":`) && r.newID(&cmd.Got) && r.lit("}")) {
+	ok := r.lit(`{"judge":`) && r.id(&cmd.Judge)
+	if ok && r.lit(`,"got":`) {
+		ok = r.newID(&cmd.Got)
+	}
+	if ok && r.lit(`,"upcoming":`) {
+		ok = r.ids(&cmd.Upcoming)
+	}
+	if ok && r.lit("}") {
 		return true
 	}
 	*cmd, r.i = JudgeNext{}, at
@@ -39,6 +46,8 @@ func (cmd *JudgeNext) decodeJSON(r *jsonReader) bool {
 			return seen.once(0) && r.id(&cmd.Judge)
 		case "got":
 			return seen.once(1) && r.newID(&cmd.Got)
+		case "upcoming":
+			return seen.once(2) && r.ids(&cmd.Upcoming)
 		}
 		return false
 	})

@@ -47,6 +47,9 @@ func codecEnvelopes(r *rand.Rand, n int) []*Envelope {
 				got := id()
 				next.Got = &got
 			}
+			if r.IntN(2) == 0 { // the offered list (docs/behaviour.md#offered-projects-only)
+				next.Upcoming = ids()
+			}
 			cmd = next
 		case 1:
 			finish := &JudgeFinish{Judge: id(), Notes: texts[r.IntN(len(texts))], Starred: r.IntN(2) == 0, Feedback: texts[r.IntN(len(texts))]}

@@ -34,8 +34,9 @@ type State struct {
 	// Content is the public content of docs/behaviour.md#public-content-api.
 	Content Content `json:"content"`
 
-	// Mail holds the login-code mails by judge (mail.go): pending ones survive restarts
-	// and failovers, sent ones are never sent again.
+	// Mail holds the login-code mails by judge and the team-link mails by project
+	// (mail.go): pending ones survive restarts and failovers, sent ones are never sent
+	// again.
 	Mail map[ID]LoginMail `json:"mail"`
 
 	// Conflicts lists the conflicts of interest, oldest first (conflicts.go); Undo holds
@@ -145,6 +146,10 @@ type Judge struct {
 	// last fit (docs/behaviour.md#judges-against-the-consensus).
 	Disagreement float64 `json:"disagreement,omitempty"`
 	Compared     int     `json:"compared,omitempty"`
+	// Upcoming is the upcoming list of the judge's latest `next` that answered a
+	// project: the projects it may visit offline without being assigned them
+	// (docs/behaviour.md#offered-projects-only). Replaced whole, never changed in place.
+	Upcoming []ID `json:"upcoming,omitempty"`
 
 	// seenOwn is 1 + the engine's capture count when the writer last gave the judge a
 	// private SeenProjects array (State.ownSeen); while no capture followed, the array

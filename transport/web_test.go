@@ -558,7 +558,7 @@ func TestWebApp(t *testing.T) {
 		waitJS(t, ctx, "judge row", `document.querySelectorAll('#judges-table tbody tr').length === 1`)
 		run(t, ctx, "details", chromedp.Click(chromedp.CSS(`#judges-table tbody tr button[aria-label^="Details"]`)))
 		waitJS(t, ctx, "details dialog", `document.querySelector('#dialog').open && document.querySelector('#dialog-body').textContent.includes('starred')`)
-		if body := evalJS[string](t, ctx, `document.querySelector('#dialog-body').textContent`); !strings.Contains(body, "Flagged (1)") || !strings.Contains(body, flaggedName) || strings.Contains(body, "null") {
+		if body := evalJS[string](t, ctx, `document.querySelector('#dialog-body').textContent`); !strings.Contains(body, "Reported as a problem (1)") || !strings.Contains(body, flaggedName) || strings.Contains(body, "null") {
 			t.Errorf("judge details do not list the flagged project: %q", body)
 		}
 		b.shot(t, ctx, "admin-judge-details")
@@ -734,6 +734,8 @@ func TestWebApp(t *testing.T) {
 			chromedp.SendKeys(chromedp.CSS("#join-email"), "quinn@example.com"),
 			chromedp.Click(chromedp.CSS("#join-form button[type=submit]")),
 		)
+		// The new judge's code is shown once first (TestWebQRSignupShowsCode).
+		run(t, ctx, "code kept", chromedp.WaitVisible(chromedp.CSS("#joined-ok")), chromedp.Click(chromedp.CSS("#joined-ok")))
 		waitJS(t, ctx, "logged in", `!document.querySelector('#view-app').hidden && document.querySelector('#who').textContent === 'Quinn'`)
 		if loc := evalJS[string](t, ctx, `location.search`); strings.Contains(loc, "code") {
 			t.Errorf("join code left in the address bar: %s", loc)
