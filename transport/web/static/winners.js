@@ -442,11 +442,12 @@ function renderLinks() {
       h('summary', {}, `Every team's link (${l.length})`),
       h('p', { class: 'hint' }, 'A link that reached the wrong people can be replaced: the old one stops working at once, and the team needs the new one (mail or print it again).'),
       h('div', { class: 'table-wrap fit' }, h('table', { class: 'data compact team-links' },
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col', class: 'num' }, 'Table'), h('th', { scope: 'col' }, 'Project'), h('th', { scope: 'col' }, 'Contact emails'), h('th', { scope: 'col' }, 'Link'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Action')))),
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col', class: 'num' }, 'Table'), h('th', { scope: 'col' }, 'Project'), h('th', { scope: 'col' }, 'Contact emails'), h('th', { scope: 'col' }, 'Mail'), h('th', { scope: 'col' }, 'Link'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Action')))),
         h('tbody', {}, ...l.map((x) => h('tr', { dataset: { id: x.id } },
           h('td', { class: 'num', 'data-label': 'Table' }, String(x.location)),
           h('td', { class: 'name', 'data-label': 'Project' }, h('div', { class: 'name-box' }, x.name)),
           h('td', { class: 'email', 'data-label': 'Contact emails' }, (x.contact_emails || []).join(', ') || h('span', { class: 'muted' }, 'none')),
+          h('td', { 'data-label': 'Mail' }, mailPill(x.mail)),
           h('td', { class: 'link', 'data-label': 'Link' }, h('span', { class: 'code' }, x.link)),
           h('td', { class: 'actions-cell', 'data-label': 'Action' }, h('button', {
             type: 'button', class: 'small', 'aria-label': `Replace the team link of ${x.name}`, onclick: () => rotateLink(x),
@@ -454,6 +455,14 @@ function renderLinks() {
 }
 
 let linksOpen = false;
+
+// The team-link mail's state, as the judges table shows the login-code mail's.
+const mailLabels = { pending: 'queued', sending: 'sending', sent: 'sent', failed: 'failed', unknown: 'outcome unknown', skipped: 'not sent (no SMTP)' };
+function mailPill(m) {
+  if (!m) return h('span', { class: 'muted' }, '–');
+  const bad = m.status === 'failed' || m.status === 'unknown';
+  return h('span', { class: bad ? 'pill hidden-state' : 'pill', title: m.reason || (m.at ? when(m.at) : '') }, mailLabels[m.status] || m.status);
+}
 
 async function rotateLink(x) {
   const ok = await dialog(`Replace the link of “${x.name}”?`, [
@@ -483,7 +492,13 @@ async function sendLinks() {
       : `Not sent: ${e.message}`, true);
     return;
   }
-  toast(`${r.queued ?? 0} email${r.queued === 1 ? '' : 's'} queued: they go out through the outbox.`);
+  const q = r.queued ?? 0;
+  const parts = [`${q} email${q === 1 ? '' : 's'} queued`];
+  if (r.sending) parts.push(`${r.sending} still being sent`);
+  if (r.without_email) parts.push(`${r.without_email} project${r.without_email === 1 ? ' has' : 's have'} no contact email`);
+  toast(`${parts.join('; ')}.`);
+  loadLinks(); // each team's mail state
+  setTimeout(loadLinks, 3000);
 }
 
 // ---------- the printable QR sheet (/admin#team-sheet) ----------
