@@ -557,6 +557,7 @@ function tabPill(on) {
 
 function renderOverview() {
   tabPill(!!(W.data && W.data.published));
+  window.dispatchEvent(new CustomEvent('podium:published', { detail: !!(W.data && W.data.published) }));
   const card = $('#winners-state');
   if (W.missing || !W.data) { card.hidden = true; return; }
   const d = W.data;
