@@ -63,6 +63,11 @@ var formatEndpoints = []string{
 // (docs/behaviour.md#on-the-floor).
 var formatAddedColumns = map[string]int{"/api/admin/export/judges": 1}
 
+// formatAddedFields are JSON fields added since the golden files were recorded, as
+// the fixtures' responses carry them (removed before hashing): projects' contact
+// emails, empty in every fixture (docs/behaviour.md#after-judging).
+var formatAddedFields = map[string]string{"/api/project/list": `,"contact_emails":[]`}
+
 // withoutAddedColumns returns the CSV body b without its last n columns.
 func withoutAddedColumns(t *testing.T, b []byte, n int) []byte {
 	t.Helper()
@@ -132,6 +137,9 @@ func TestDataDirFromEarlierBuild(t *testing.T) {
 				b := p.must("GET", path, nil, "")
 				if n := formatAddedColumns[path]; n > 0 && bin == "" {
 					b = withoutAddedColumns(t, b, n)
+				}
+				if f := formatAddedFields[path]; f != "" && bin == "" {
+					b = bytes.ReplaceAll(b, []byte(f), nil)
 				}
 				sum := sha256.Sum256(b)
 				got.Responses[path] = hex.EncodeToString(sum[:])

@@ -65,8 +65,8 @@ func adminLoginStatus(t *testing.T, base, password string) int {
 func TestGeneratedAdminPassword(t *testing.T) {
 	dir := t.TempDir()
 	p := startBinary(t, dir, "ADMIN_PASSWORD=")
-	// The password line follows the address line: wait for it.
-	re := regexp.MustCompile(`generated admin password: (\S+) `)
+	// The password block (on stderr, a plain block for a person) follows the address line: wait for it.
+	re := regexp.MustCompile(`Podium admin password \(generated at this first start\):\s+(\S+)\s`)
 	var out string
 	var m []string
 	for deadline := time.Now().Add(10 * time.Second); m == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
