@@ -20,7 +20,7 @@ func TestPublicAPIState(t *testing.T) {
 			Paths       []string
 		}
 		b := ts.must(200, "GET", "/api/admin/public-api", nil, asAdmin, &st)
-		if st.Enabled != (key != "") || st.Env != "PUBLIC_API_KEY" || st.Header != "X-API-Key" || len(st.Paths) != 3 {
+		if st.Enabled != (key != "") || st.Env != "PUBLIC_API_KEY" || st.Header != "X-API-Key" || len(st.Paths) != 4 {
 			t.Fatalf("key %q: state %+v", key, st)
 		}
 		if key != "" && strings.Contains(string(b), key) {
