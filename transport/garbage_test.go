@@ -35,6 +35,10 @@ var garbageNoBody = map[string]bool{
 	"POST /api/admin/team-links/rotate/:id": true,
 }
 
+// garbageValid names, per route, the one garbage body that is a valid request there:
+// an empty list of prizes removes them all (docs/behaviour.md#after-judging).
+var garbageValid = map[string]string{"PUT /api/admin/prizes": "empty array"}
+
 // garbageFields are the request fields of the whole API with their type. Fields whose
 // type differs between routes are "any": they only get values no route accepts.
 var garbageFields = map[string]string{
@@ -195,6 +199,9 @@ func TestGarbageBodiesOnEveryWriteRoute(t *testing.T) {
 	for _, r := range routes {
 		path := garbagePath(r.path, judgeID, projectID)
 		for _, b := range bodies {
+			if garbageValid[r.method+" "+r.path] == b.name {
+				continue
+			}
 			code, resp := ts.do(r.method, path, b.body, both)
 			if code >= 500 || (!r.noBody && (code < 400 || code > 499)) {
 				t.Errorf("%s %s with %s: %d %s", r.method, r.path, b.name, code, resp)
