@@ -117,10 +117,10 @@ function renderJudging(d) {
   let icon = '';
   let text = '';
   if (d.judging === 'not started') {
-    icon = '⏳';
+    icon = '○';
     text = "Judging hasn't started yet. Get your demo ready!";
   } else if (d.judging === 'in progress') {
-    icon = '👀';
+    icon = '●';
     text = n ? `Judges are visiting: ${plural(n, 'visit', 'visits')} so far.` : 'Judges are visiting. None at your table yet: stay close to it.';
   } else {
     icon = '✓';
@@ -146,7 +146,7 @@ function renderResults(d) {
   const places = new Map(prizes.map((p) => [p.name, (p.winners || []).length]));
   $('#won').hidden = won.length === 0;
   $('#won').replaceChildren(...(won.length ? [
-    h('p', { class: 'won-title' }, h('span', { 'aria-hidden': 'true' }, '🏆 '), 'Congratulations!'),
+    h('p', { class: 'won-title' }, h('span', { 'aria-hidden': 'true' }, '★ '), 'Congratulations!'),
     h('ul', {}, won.map((w) => h('li', {}, places.get(w.prize) > 1 || w.place > 1
       ? `Your project won ${ordinal(w.place)} place in “${w.prize}”.`
       : `Your project won “${w.prize}”.`))),
