@@ -60,6 +60,8 @@ func (cmd *JudgeFinish) decodeJSON(r *jsonReader) bool {
 			return seen.once(2) && r.bool(&cmd.Starred)
 		case "project":
 			return seen.once(3) && r.id(&cmd.Project)
+		case "feedback":
+			return seen.once(4) && r.text(&cmd.Feedback)
 		}
 		return false
 	})

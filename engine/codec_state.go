@@ -212,6 +212,8 @@ func (r *jsonReader) seenProjects(out *[]SeenProject, hint int) bool {
 					return seen.once(4) && r.int(&sp.Location)
 				case "description":
 					return seen.once(5) && r.text(&sp.Description)
+				case "feedback":
+					return seen.once(6) && r.text(&sp.Feedback)
 				}
 				return false
 			})
@@ -325,6 +327,10 @@ func (r *jsonReader) project(p *Project) bool {
 			return seen.once(14) && r.uint64(&p.Created)
 		case "ratings":
 			return seen.once(15) && r.rating(&p.Ratings)
+		case "contact_emails":
+			return seen.once(16) && r.texts(&p.ContactEmails)
+		case "team_token":
+			return seen.once(17) && r.text(&p.TeamToken)
 		}
 		return false
 	})

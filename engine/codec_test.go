@@ -49,7 +49,7 @@ func codecEnvelopes(r *rand.Rand, n int) []*Envelope {
 			}
 			cmd = next
 		case 1:
-			finish := &JudgeFinish{Judge: id(), Notes: texts[r.IntN(len(texts))], Starred: r.IntN(2) == 0}
+			finish := &JudgeFinish{Judge: id(), Notes: texts[r.IntN(len(texts))], Starred: r.IntN(2) == 0, Feedback: texts[r.IntN(len(texts))]}
 			if r.IntN(2) == 0 {
 				finish.Project = id()
 			}

@@ -28,7 +28,7 @@ func (s *State) EncodeTo(w io.Writer) error {
 		if name == "-" {
 			continue
 		}
-		if fv := v.Field(i); opts == "omitempty" && ((fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map) && fv.Len() == 0 || fv.Kind() == reflect.Int && fv.Int() == 0 || fv.Kind() == reflect.Uint64 && fv.Uint() == 0) {
+		if fv := v.Field(i); opts == "omitempty" && ((fv.Kind() == reflect.Slice || fv.Kind() == reflect.Map) && fv.Len() == 0 || fv.Kind() == reflect.Int && fv.Int() == 0 || fv.Kind() == reflect.Uint64 && fv.Uint() == 0 || fv.Kind() == reflect.Pointer && fv.IsNil()) {
 			continue // as encoding/json omits it
 		}
 		if name == "" {

@@ -120,6 +120,10 @@ func (sp *SeenProject) appendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(sp.Location), 10)
 	b = append(b, `,"description":`...)
 	b = appendJSONString(b, sp.Description)
+	if sp.Feedback != "" {
+		b = append(b, `,"feedback":`...)
+		b = appendJSONString(b, sp.Feedback)
+	}
 	return append(b, '}')
 }
 

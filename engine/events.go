@@ -11,6 +11,7 @@ const (
 	EvLog          = "log"
 	EvChanged      = "changed"
 	EvStats        = "stats" // produced by the hub, not by commands
+	EvWinners      = "winners"
 )
 
 // Audience says who receives an event.

@@ -257,6 +257,8 @@ type JudgeFinish struct {
 	// Project names the project judged (a visit made offline); zero: the current one
 	// (docs/behaviour.md#on-the-floor).
 	Project ID `json:"project,omitzero"`
+	// Feedback is for the team (docs/behaviour.md#after-judging).
+	Feedback string `json:"feedback,omitempty"`
 }
 
 // Kind implements Command.
@@ -269,6 +271,9 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 	}
 	s.notePoints(j)
 	if err := checkText("notes", cmd.Notes); err != nil {
+		return nil, err
+	}
+	if err := checkFeedback(cmd.Feedback); err != nil {
 		return nil, err
 	}
 	p, ok := s.currentProject(j)
@@ -300,7 +305,7 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 
 	j.SeenProjects = append(j.SeenProjects, SeenProject{
 		ProjectID: p.ID, Starred: cmd.Starred, Notes: cmd.Notes, Name: p.Name,
-		Location: p.Location, Description: p.Description,
+		Location: p.Location, Description: p.Description, Feedback: cmd.Feedback,
 	})
 	j.addSeen(p.ID)
 	j.Seen++
@@ -494,6 +499,7 @@ type JudgedProject struct {
 	Location    int    `json:"location"`
 	Description string `json:"description"`
 	Notes       string `json:"notes"`
+	Feedback    string `json:"feedback"`
 	Starred     bool   `json:"starred"`
 	URL         string `json:"url"`
 }
@@ -501,7 +507,7 @@ type JudgedProject struct {
 func (s *State) judgedView(sp *SeenProject) JudgedProject {
 	v := JudgedProject{
 		ProjectID: sp.ProjectID, Name: sp.Name, Location: sp.Location, Description: sp.Description,
-		Notes: sp.Notes, Starred: sp.Starred,
+		Notes: sp.Notes, Feedback: sp.Feedback, Starred: sp.Starred,
 	}
 	if p, ok := s.Projects[sp.ProjectID]; ok {
 		v.URL = p.URL

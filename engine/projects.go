@@ -14,6 +14,8 @@ type NewProject struct {
 	TryLink       string   `json:"try_link"`
 	VideoLink     string   `json:"video_link"`
 	ChallengeList []string `json:"challenge_list"`
+	// ContactEmails are the team's addresses (docs/behaviour.md#after-judging).
+	ContactEmails []string `json:"contact_emails,omitempty"`
 }
 
 // CreateProjects adds projects at the next free tables (max + 1, ...). Atomic.
@@ -70,8 +72,19 @@ func CheckProject(p *NewProject) *Error {
 			return err.(*Error)
 		}
 	}
+	if len(p.ContactEmails) > MaxContactEmails {
+		return invalidf("at most %d contact emails", MaxContactEmails)
+	}
+	for _, e := range p.ContactEmails {
+		if err := checkEmail(e); err != nil {
+			return invalidf("contact_emails: %s", err.(*Error).Msg)
+		}
+	}
 	return nil
 }
+
+// MaxContactEmails is how many contact addresses a project may have.
+const MaxContactEmails = 20
 
 func (s *State) ignored(p *NewProject) (string, bool) {
 	for _, ch := range p.ChallengeList {
@@ -114,6 +127,7 @@ func (cmd *CreateProjects) apply(s *State, c *Ctx) (any, error) {
 			TryLink:       np.TryLink,
 			VideoLink:     np.VideoLink,
 			ChallengeList: append([]string{}, np.ChallengeList...),
+			ContactEmails: cloneSlice(np.ContactEmails),
 			Location:      loc,
 			Group:         s.Options.GroupOfTable(loc),
 			TrackSeen:     map[string]int{},
@@ -160,6 +174,7 @@ type UpdateProject struct {
 	TryLink       *string   `json:"try_link,omitempty"`
 	VideoLink     *string   `json:"video_link,omitempty"`
 	ChallengeList *[]string `json:"challenge_list,omitempty"`
+	ContactEmails *[]string `json:"contact_emails,omitempty"`
 }
 
 // Kind implements Command.
@@ -172,7 +187,7 @@ func (cmd *UpdateProject) apply(s *State, c *Ctx) (any, error) {
 	}
 	np := NewProject{
 		Name: p.Name, Description: p.Description, URL: p.URL, TryLink: p.TryLink,
-		VideoLink: p.VideoLink, ChallengeList: p.ChallengeList,
+		VideoLink: p.VideoLink, ChallengeList: p.ChallengeList, ContactEmails: p.ContactEmails,
 	}
 	set := func(dst *string, v *string) {
 		if v != nil {
@@ -187,6 +202,9 @@ func (cmd *UpdateProject) apply(s *State, c *Ctx) (any, error) {
 	if cmd.ChallengeList != nil {
 		np.ChallengeList = append([]string{}, *cmd.ChallengeList...)
 	}
+	if cmd.ContactEmails != nil {
+		np.ContactEmails = append([]string{}, *cmd.ContactEmails...)
+	}
 	if err := CheckProject(&np); err != nil {
 		return nil, err
 	}
@@ -197,6 +215,9 @@ func (cmd *UpdateProject) apply(s *State, c *Ctx) (any, error) {
 	}
 	// Validated: mutate.
 	p.Name, p.Description, p.URL, p.TryLink, p.VideoLink = np.Name, np.Description, np.URL, np.TryLink, np.VideoLink
+	if cmd.ContactEmails != nil {
+		p.ContactEmails = np.ContactEmails
+	}
 	if cmd.ChallengeList != nil {
 		p.ChallengeList = np.ChallengeList
 		s.scoresChanged()

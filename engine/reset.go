@@ -45,6 +45,7 @@ func (cmd *Reset) apply(s *State, c *Ctx) (any, error) {
 		s.removeAllJudges(c) // first, so no judge is told its project went away
 		s.removeAllProjects(c)
 		s.Flags = []Flag{}
+		s.Prizes = nil
 		old := s.Options
 		s.Options = DefaultOptions(s.OptionsID)
 		s.Options.Ref = old.Ref
@@ -71,6 +72,11 @@ func (cmd *Reset) apply(s *State, c *Ctx) (any, error) {
 			}
 		}
 		c.changed("judge", ids...)
+	}
+	if t != ResetRankings && s.Outcome != nil { // the published results were of the data cleared
+		s.Outcome = nil
+		s.publicAt++
+		c.emit(Event{Type: EvWinners, To: ToEveryone, Data: s.PublicWinners()})
 	}
 	s.reindex() // rebuild every derived index, including other files' hooks
 	s.scoresChanged()

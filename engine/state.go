@@ -63,6 +63,11 @@ type State struct {
 	RatingInputs uint64 `json:"rating_inputs,omitempty"`
 	RatedAt      uint64 `json:"rated_at,omitempty"`
 
+	// Prizes are the event's prizes and Outcome the winners published for them
+	// (docs/behaviour.md#after-judging).
+	Prizes  []Prize  `json:"prizes,omitempty"`
+	Outcome *Outcome `json:"outcome,omitempty"`
+
 	codeIndex   map[string]ID  // login code -> judge
 	tokenIndex  map[string]ID  // token hash -> judge
 	tokens      *tokenMirror   // the engine's lock-free copy of tokenIndex (tokens.go); nil in copies
@@ -76,6 +81,7 @@ type State struct {
 	lines       *lineWriter    // a replay's audit lines being written (log_replay.go)
 	keys        *keyIndex      // finds Keys by judge and key (idempotency.go)
 	conflicted  map[ID][]ID    // judge -> projects it has a conflict with (conflicts.go)
+	teamIndex   map[string]ID  // SHA-256 (hex) of a team token -> project (team.go)
 	pendingFit  *SetRatings    // a replayed fit that waits (ratings_replay.go)
 	pendingTies *tieWatch      // the watch of its tied projects (nil: none tie)
 	// ratingsCounted: RatingInputs and RatedAt count on one base (a new state, or a
@@ -149,6 +155,9 @@ type SeenProject struct {
 	Name        string `json:"name"`
 	Location    int    `json:"location"`
 	Description string `json:"description"`
+	// Feedback is what the judge wrote for the team, shared with it after the results
+	// when the organiser chooses (docs/behaviour.md#after-judging); Notes stay private.
+	Feedback string `json:"feedback,omitempty"`
 }
 
 // Project is a team's entry at a table.
@@ -170,6 +179,10 @@ type Project struct {
 	Created       uint64         `json:"created"` // Applied value of the creating command
 	// Fitted ratings (docs/behaviour.md#ratings), set by the journaled ratings command only.
 	Ratings ProjectRating `json:"ratings"`
+	// ContactEmails are the team's addresses, for its team link (docs/behaviour.md#after-judging).
+	ContactEmails []string `json:"contact_emails,omitempty"`
+	// TeamToken is the secret of the team's page /team/<token> ("" until issued).
+	TeamToken string `json:"team_token,omitempty"`
 }
 
 // Flag records a skip with its reason.

@@ -86,6 +86,7 @@ type ProjectAdminView struct {
 	RatingSD      float64        `json:"rating_sd"`
 	Rank          int            `json:"rank"`
 	PTop          float64        `json:"p_top"`
+	ContactEmails []string       `json:"contact_emails"`
 }
 
 // AdminView copies the project with its computed scores.
@@ -106,6 +107,7 @@ func (s *State) AdminView(p *Project) ProjectAdminView {
 		Seen: p.Seen, TrackSeen: seen, Score: sc.Score, Stars: sc.Stars, TrackStars: ts,
 		Active: p.Active, Prioritized: p.Prioritized, Group: p.Group, LastActivity: p.LastActivity,
 		Rating: r.Rating, RatingSD: r.SD, Rank: r.Rank, PTop: r.PTop,
+		ContactEmails: append([]string{}, p.ContactEmails...),
 	}
 }
 

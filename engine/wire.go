@@ -98,6 +98,10 @@ func (cmd *JudgeFinish) appendJSON(b []byte) []byte {
 		b = append(b, `,"project":`...)
 		b = appendID(b, cmd.Project)
 	}
+	if cmd.Feedback != "" {
+		b = append(b, `,"feedback":`...)
+		b = appendJSONString(b, cmd.Feedback)
+	}
 	return append(b, '}')
 }
 

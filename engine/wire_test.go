@@ -31,7 +31,7 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 				cmd.(*JudgeNext).Got = &got
 			}
 		case 1:
-			cmd = &JudgeFinish{Judge: id(), Notes: texts[r.IntN(len(texts))], Starred: r.IntN(2) == 0}
+			cmd = &JudgeFinish{Judge: id(), Notes: texts[r.IntN(len(texts))], Starred: r.IntN(2) == 0, Feedback: texts[r.IntN(len(texts))]}
 		case 2:
 			cmd = &JudgeSkip{Judge: id(), Reason: texts[r.IntN(len(texts))]}
 		case 3:

@@ -24,7 +24,7 @@ var (
 	wsRoles        = []string{"anonymous", "judge", "admin"}
 	wsDropReasons  = []string{"slow", "oversize", "idle"}
 	emailResults   = []string{"sent", "failed", "skipped", "unknown"}
-	throttleRoutes = []string{"judge_login", "admin_login", "qr"}
+	throttleRoutes = []string{"judge_login", "admin_login", "qr", "team_page"}
 	// rejectReasons are the values of transport's Reject* constants (metrics does not
 	// import transport).
 	rejectReasons = []string{"login_ip", "login_flood", "judge_writes", "body_too_large", "media_type", "ws_full", "ws_per_ip"}
@@ -32,7 +32,7 @@ var (
 	// FlagReasons are the reasons a flag can have (docs/behaviour.md#resources).
 	FlagReasons = []string{"busy", "absent", "cannot-demo", "too-complex", "offensive", "hidden-absent"}
 	wsTypes     = []string{"hello", engine.EvClock, engine.EvDeliberation, engine.EvGroupInfo, engine.EvExpo,
-		engine.EvJudge, engine.EvFlag, engine.EvLog, engine.EvStats, engine.EvChanged}
+		engine.EvJudge, engine.EvFlag, engine.EvLog, engine.EvStats, engine.EvChanged, engine.EvWinners}
 )
 
 // Metrics holds every Podium metric family and the registry they are served from.

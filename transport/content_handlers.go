@@ -51,6 +51,7 @@ func (s *Server) routesContent(r fiber.Router) {
 	for i, kind := range engine.ContentKinds {
 		r.Get("/v1/public/"+kind, h.public(i))
 	}
+	r.Get("/v1/public/winners", h.winners)
 	r.Put("/api/admin/content", s.adminAuth, h.replace)
 	r.Get("/api/admin/content/:kind", s.adminAuth, h.list)
 	r.Post("/api/admin/content/:kind", s.adminAuth, h.create)
@@ -74,6 +75,23 @@ func (h *contentHandlers) public(k int) fiber.Handler {
 		}
 		return b.send(c, publicCacheControlBytes)
 	}
+}
+
+// winners answers GET /v1/public/winners (docs/behaviour.md#after-judging) under the
+// content API's rules: key, ETag, 304, gzip, encoded once per change.
+func (h *contentHandlers) winners(c *fiber.Ctx) error {
+	if !h.keySet {
+		return errPublicDisabled
+	}
+	got := sha256.Sum256(c.Request().Header.Peek("X-API-Key"))
+	if subtle.ConstantTimeCompare(got[:], h.keyHash[:]) != 1 {
+		return errAPIKey
+	}
+	b, err := h.s.winnerBodies.get(1)
+	if err != nil {
+		return err
+	}
+	return b.send(c, publicCacheControlBytes)
 }
 
 // kindParam returns the :kind of a management route (404 when unknown).

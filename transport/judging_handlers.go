@@ -21,6 +21,7 @@ func (s *Server) routesJudgingEarly(r fiber.Router) {
 	r.Put("/judge/star", s.judgeAuth, s.keyed, s.judgeStarBody)
 	r.Put("/judge/star/:id", s.judgeAuth, s.keyed, s.judgeStar)
 	r.Put("/judge/notes/:id", s.judgeAuth, s.keyed, s.judgeNotes)
+	r.Put("/judge/feedback/:id", s.judgeAuth, s.keyed, s.judgeFeedback)
 	r.Get("/judge/projects", s.judgeAuth, s.judgedProjects)
 	r.Get("/judge/project/:id", s.judgeAuth, s.judgedProject)
 	r.Get("/judge/welcome", s.judgeAuth, s.getWelcome)
@@ -86,9 +87,10 @@ func (s *Server) judgeSkip(c *fiber.Ctx) error {
 }
 
 type finishReq struct {
-	Notes   string  `json:"notes"`
-	Starred bool    `json:"starred"`
-	Project *string `json:"project"` // docs/behaviour.md#on-the-floor
+	Notes    string  `json:"notes"`
+	Starred  bool    `json:"starred"`
+	Project  *string `json:"project"`  // docs/behaviour.md#on-the-floor
+	Feedback string  `json:"feedback"` // docs/behaviour.md#after-judging
 }
 
 // decodePlain decodes the finish bodies judges send, {"notes":"...","starred":true},
@@ -188,7 +190,7 @@ func (s *Server) judgeFinish(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	cmd := &engine.JudgeFinish{Judge: judgeID(c), Notes: req.Notes, Starred: req.Starred}
+	cmd := &engine.JudgeFinish{Judge: judgeID(c), Notes: req.Notes, Starred: req.Starred, Feedback: req.Feedback}
 	if req.Project != nil {
 		if cmd.Project, err = engine.ParseID(*req.Project); err != nil {
 			return badRequest("project must be a 24-character hex id")
@@ -286,6 +288,26 @@ func (s *Server) judgeNotes(c *fiber.Ctx) error {
 		return err
 	}
 	return s.submitOK(c, &engine.JudgeNotes{Judge: judgeID(c), Project: pid, Notes: req.Notes})
+}
+
+type feedbackReq struct {
+	Feedback *string `json:"feedback"`
+}
+
+// judgeFeedback handles PUT /api/judge/feedback/:id (docs/behaviour.md#after-judging).
+func (s *Server) judgeFeedback(c *fiber.Ctx) error {
+	pid, err := paramID(c, "id")
+	if err != nil {
+		return err
+	}
+	var req feedbackReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	if err := need("feedback", req.Feedback != nil); err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.JudgeFeedback{Judge: judgeID(c), Project: pid, Feedback: *req.Feedback})
 }
 
 func (s *Server) judgedProjects(c *fiber.Ctx) error {

@@ -9,6 +9,17 @@ import (
 	"testing"
 )
 
+// jsonField returns field name of the first element of a JSON array body.
+func jsonField(t *testing.T, body []byte, name string) string {
+	t.Helper()
+	var list []map[string]any
+	if err := json.Unmarshal(body, &list); err != nil || len(list) == 0 {
+		t.Fatalf("want a non-empty array, got %s", body)
+	}
+	v, _ := list[0][name].(string)
+	return v
+}
+
 // TestOpenAPIServedDocument checks GET /api/openapi.json serves the embedded document,
 // without auth, and that the document is a valid OpenAPI 3.1 description.
 func TestOpenAPIServedDocument(t *testing.T) {
@@ -203,6 +214,37 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 	}
 	c.call(401, "GET", "/v1/public/faq", nil, anon)
 	c.call(200, "PUT", "/api/admin/content", map[string]any{"schedule": []any{}, "sponsors": []any{map[string]any{"name": "Solo"}}, "faq": []any{}}, asAdmin)
+
+	// After judging: results, prizes, winners, feedback, team links and pages.
+	c.call(200, "PUT", "/api/judge/feedback/"+next.ProjectID, map[string]any{"feedback": "Great demo; show the latency numbers."}, judge)
+	c.call(404, "PUT", "/api/judge/feedback/000000000000000000000abc", map[string]any{"feedback": "x"}, judge)
+	c.call(200, "GET", "/api/admin/results", nil, asAdmin)
+	c.call(200, "PUT", "/api/admin/prizes", []map[string]any{{"name": "Best overall", "places": 3}, {"name": "Best AI", "track": "AI", "places": 1}}, asAdmin)
+	c.call(400, "PUT", "/api/admin/prizes", []map[string]any{{"name": "Best Web", "track": "Web3", "places": 1}}, asAdmin)
+	var prizes []struct{ ID, Name string }
+	decode(c.call(200, "GET", "/api/admin/prizes", nil, asAdmin), &prizes)
+	c.call(200, "GET", "/api/admin/winners", nil, asAdmin)
+	c.call(200, "GET", "/api/winners", nil, anon)
+	c.call(200, "GET", "/v1/public/winners", nil, key)
+	c.call(400, "POST", "/api/admin/winners/publish", map[string]any{"prizes": []any{map[string]any{"prize": prizes[0].ID, "winners": []string{"000000000000000000000abc"}}}}, asAdmin)
+	c.call(200, "POST", "/api/admin/winners/publish", map[string]any{"feedback": true, "prizes": []any{map[string]any{"prize": prizes[0].ID, "winners": []string{next.ProjectID}}}}, asAdmin)
+	c.call(200, "GET", "/api/admin/winners", nil, asAdmin)
+	c.call(200, "GET", "/api/winners", nil, anon)
+	c.call(200, "GET", "/v1/public/winners", nil, key)
+	c.call(200, "GET", "/api/admin/feedback", nil, asAdmin)
+	c.call(200, "GET", "/api/admin/export/feedback", nil, asAdmin)
+	var links []struct{ ID, Link string }
+	decode(c.call(200, "GET", "/api/admin/team-links", nil, asAdmin), &links)
+	c.call(200, "GET", "/api/admin/export/team-links", nil, asAdmin)
+	c.call(200, "GET", "/api/admin/team-links/qr/"+links[0].ID, nil, asAdmin)
+	for _, l := range links {
+		c.call(200, "GET", "/api/team/"+l.Link[strings.LastIndex(l.Link, "/")+1:], nil, anon)
+	}
+	c.call(404, "GET", "/api/team/not-a-team-token-at-all-0000", nil, anon)
+	c.call(200, "POST", "/api/admin/team-links/rotate/"+links[0].ID, nil, asAdmin)
+	c.call(200, "DELETE", "/api/admin/feedback/"+jsonField(t, c.call(200, "GET", "/api/admin/feedback", nil, asAdmin), "judge_id")+"/"+next.ProjectID, nil, asAdmin)
+	c.call(200, "DELETE", "/api/admin/winners/publish", nil, asAdmin)
+	c.call(409, "DELETE", "/api/admin/winners/publish", nil, asAdmin)
 
 	// Web app and websocket endpoint (a plain GET is not an upgrade).
 	for _, p := range []string{"/", "/join", "/admin", "/expo"} {

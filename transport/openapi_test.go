@@ -227,6 +227,7 @@ func (c *apiCheck) call(want int, method, path string, body any, a auth) []byte 
 			t.Errorf("%s %s (%d): response does not match openapi.json: %v", method, path, resp.StatusCode, e)
 		}
 	}
+	checkDeclared(t, method, path, tmpl, resp.StatusCode, out)
 	c.covered[method+" "+path] = true
 	return out
 }

@@ -29,12 +29,13 @@ func (s *Server) routesProjects(api fiber.Router) {
 }
 
 type newProjectReq struct {
-	Name          *string `json:"name"`
-	Description   string  `json:"description"`
-	URL           string  `json:"url"`
-	TryLink       string  `json:"try_link"`
-	VideoLink     string  `json:"video_link"`
-	ChallengeList string  `json:"challenge_list"`
+	Name          *string   `json:"name"`
+	Description   string    `json:"description"`
+	URL           string    `json:"url"`
+	TryLink       string    `json:"try_link"`
+	VideoLink     string    `json:"video_link"`
+	ChallengeList string    `json:"challenge_list"`
+	ContactEmails emailList `json:"contact_emails"`
 }
 
 func (s *Server) newProject(c *fiber.Ctx) error {
@@ -48,6 +49,7 @@ func (s *Server) newProject(c *fiber.Ctx) error {
 	res, err := s.submit(c, &engine.CreateProjects{Projects: []engine.NewProject{{
 		Name: *req.Name, Description: req.Description, URL: req.URL, TryLink: req.TryLink,
 		VideoLink: req.VideoLink, ChallengeList: engine.SplitChallenges(req.ChallengeList),
+		ContactEmails: req.ContactEmails,
 	}}})
 	if err != nil {
 		return err
@@ -95,12 +97,13 @@ func (s *Server) groupInfo(c *fiber.Ctx) error {
 // editProjectReq is the body of PUT /api/project/:id; every field is optional and
 // challenge_list is a comma-separated string as in POST /api/project/new.
 type editProjectReq struct {
-	Name          *string `json:"name"`
-	Description   *string `json:"description"`
-	URL           *string `json:"url"`
-	TryLink       *string `json:"try_link"`
-	VideoLink     *string `json:"video_link"`
-	ChallengeList *string `json:"challenge_list"`
+	Name          *string    `json:"name"`
+	Description   *string    `json:"description"`
+	URL           *string    `json:"url"`
+	TryLink       *string    `json:"try_link"`
+	VideoLink     *string    `json:"video_link"`
+	ChallengeList *string    `json:"challenge_list"`
+	ContactEmails *emailList `json:"contact_emails"`
 }
 
 func (s *Server) editProject(c *fiber.Ctx) error {
@@ -119,6 +122,10 @@ func (s *Server) editProject(c *fiber.Ctx) error {
 	if req.ChallengeList != nil {
 		list := engine.SplitChallenges(*req.ChallengeList)
 		cmd.ChallengeList = &list
+	}
+	if req.ContactEmails != nil {
+		list := []string(*req.ContactEmails)
+		cmd.ContactEmails = &list
 	}
 	return s.submitOK(c, cmd)
 }

@@ -78,14 +78,16 @@ type Server struct {
 	obs     HTTPObserver
 	proxies []*net.IPNet
 
-	judgeLimit *limiter // judge login
-	qrLimit    *limiter // QR routes
-	adminFails *limiter // failed admin logins
-	logins     *loginGuard
-	judgeWrite *writeLimiter
-	lines      *lineLimiter  // rate-limited request log lines
-	publicList *publicList   // encoded GET /api/project/list/public
-	writeIdle  time.Duration // idle write timeout of every connection (listener.go)
+	judgeLimit   *limiter // judge login
+	qrLimit      *limiter // QR routes
+	teamLimit    *limiter // team pages (GET /api/team/:token)
+	adminFails   *limiter // failed admin logins
+	logins       *loginGuard
+	judgeWrite   *writeLimiter
+	lines        *lineLimiter  // rate-limited request log lines
+	publicList   *publicList   // encoded GET /api/project/list/public
+	winnerBodies *winnersCache // encoded GET /api/winners and /v1/public/winners
+	writeIdle    time.Duration // idle write timeout of every connection (listener.go)
 
 	ext extensions
 }
@@ -143,14 +145,16 @@ func New(cfg Config, node Node, log zerolog.Logger, opts ...Option) *Server {
 	}
 	s := &Server{
 		node: node, cfg: cfg, log: log, obs: nopHTTPObserver{},
-		judgeLimit: newLimiter(time.Minute),
-		qrLimit:    newLimiter(time.Minute),
-		adminFails: newLimiter(time.Minute),
-		logins:     newLoginGuard(),
-		judgeWrite: newWriteLimiter(cfg.JudgeWritesPerSec),
-		lines:      newLineLimiter(),
-		publicList: &publicList{node: node},
-		writeIdle:  idleWriteTimeout,
+		judgeLimit:   newLimiter(time.Minute),
+		qrLimit:      newLimiter(time.Minute),
+		teamLimit:    newLimiter(time.Minute),
+		adminFails:   newLimiter(time.Minute),
+		logins:       newLoginGuard(),
+		judgeWrite:   newWriteLimiter(cfg.JudgeWritesPerSec),
+		lines:        newLineLimiter(),
+		publicList:   &publicList{node: node},
+		winnerBodies: &winnersCache{node: node},
+		writeIdle:    idleWriteTimeout,
 	}
 	for _, o := range opts {
 		o(s)
@@ -217,6 +221,8 @@ func (s *Server) routes() {
 	s.routesJudging(api)
 	s.routesImportExport(api)
 	s.routesConflicts(api)
+	s.routesEnding(api)
+	s.routesTeams(api)
 	s.routesPlanner(api)
 	s.routesCluster(api)
 	s.routesContent(app)
