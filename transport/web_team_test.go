@@ -253,6 +253,9 @@ func TestWebTeam(t *testing.T) {
 		if got := evalJS[[]string](t, ctx, `[...document.querySelectorAll('.prize-winners li')].map(li => li.innerText.replace(/\s+/g, ' ').trim())`); len(got) != 2 || !strings.HasPrefix(got[0], "1st Aurora") || !strings.HasPrefix(got[1], "2nd Comet") {
 			t.Errorf("winners listed %q", got)
 		}
+		// The winners come with the websocket event; the team's own feedback with the
+		// page's next read, within a quarter of a minute.
+		waitJS(t, ctx, "feedback shown", `!document.querySelector('#feedback').hidden`)
 		feedbackShown := `[...document.querySelectorAll('#feedback-list li')].map(li => li.textContent)`
 		if got := evalJS[[]string](t, ctx, feedbackShown); !slices.Equal(got, []string{fbA}) {
 			t.Errorf("Aurora's page shows feedback %q, want only its own", got)

@@ -1,11 +1,16 @@
 // Team page (/team/<token>, docs/behaviour.md): what a team reads on its phone in the
 // hall. Its project and table, whether judging is on and how many judges have visited;
 // once the organisers publish, the winners, any prize the team won and the feedback
-// judges wrote for it (no judge names). It reads GET /api/team/:token only, and updates
-// on the websocket's `winners` event, on clock changes and every minute while shown.
+// judges wrote for it (no judge names). It reads GET /api/team/:token, which is
+// throttled per address (a hall's phones often share one), so it asks sparingly: every
+// few minutes while shown, and after a websocket event. A `winners` event carries the
+// winners, shown at once; the team's own part (its prizes, its feedback) follows with
+// the next read, spread over a quarter of a minute so that a publish does not bring every phone
+// in the hall to the server in the same second.
 import { ApiError, h, $, show, LiveSocket } from './lib.js';
 
-const POLL_MS = 60000;
+const POLL_MS = 150000;
+const SPREAD_MS = 15000;
 const views = ['#loading', '#view-invalid', '#view-wait', '#view-hidden', '#view-team'];
 
 const m = location.pathname.match(/^\/team\/([^/]+)\/?$/);
@@ -15,6 +20,7 @@ let timer = 0;
 let gone = false; // the link is not valid: nothing more to ask
 let lastOK = 0;
 let shown = null; // the last answer shown
+let pending = false; // winners shown from an event; the team's own part is on its way
 
 function showView(sel) {
   show($(sel), ...views.filter((v) => v !== sel).map((v) => $(v)));
@@ -95,6 +101,7 @@ const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 function render(d) {
   shown = d;
+  pending = false;
   const event = d.event_name || 'Podium';
   $('#event-name').textContent = event;
   document.title = `${d.name || 'Your project'} · ${event}`;
@@ -176,6 +183,10 @@ function renderFeedback(d) {
     $('#feedback-list').replaceChildren();
     return;
   }
+  if (pending) {
+    box.hidden = true; // what the judges wrote comes with the next read
+    return;
+  }
   const items = Array.isArray(d.feedback) ? d.feedback.filter((f) => typeof f === 'string' && f.trim()) : [];
   const shared = typeof d.feedback_shared === 'boolean' ? d.feedback_shared : Array.isArray(d.feedback);
   $('#feedback-list').replaceChildren(...items.map((f) => h('li', {}, h('blockquote', {}, f))));
@@ -197,8 +208,26 @@ function soon(maxMs = 3000) {
 let socket = null;
 let connected = false;
 
-function onMessage(type) {
-  if (type === 'winners') soon();
+// fromEvent shows the winners a `winners` event carries at once, with the team's prizes
+// found among them, until the next read brings the team's own view.
+function fromEvent(w) {
+  if (!shown || shown.active === false || !w || typeof w.published !== 'boolean') return;
+  const prizes = w.published && Array.isArray(w.prizes) ? w.prizes : [];
+  const won = [];
+  for (const p of prizes) {
+    for (const x of p.winners || []) if (isMine(shown, x)) won.push({ prize: p.name, place: x.place });
+  }
+  const d = { ...shown, published: w.published, winners: prizes, prizes_won: won, feedback: [], feedback_shared: false };
+  render(d);
+  pending = w.published;
+  renderFeedback(d);
+}
+
+function onMessage(type, data) {
+  if (type === 'winners') {
+    fromEvent(data);
+    soon(SPREAD_MS);
+  }
   else if (type === 'clock' || type === 'deliberation') soon(5000);
   else if (type === 'hello' && connected) soon(5000); // a reconnect: something may have changed meanwhile
   if (type === 'hello') connected = true;
