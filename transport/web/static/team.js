@@ -168,7 +168,7 @@ function renderResults(d) {
           h('span', { class: 'hint' }, ` · Table ${w.location}`)));
     }))));
   if (!blocks.length) blocks.push(h('p', { class: 'muted' }, 'The results are out, with no prizes listed.'));
-  else if (!won.length) blocks.unshift(h('p', { class: 'muted' }, 'The results are out. Thank you for taking part: every project here was seen by the judges.'));
+  else if (!won.length) blocks.unshift(h('p', { class: 'muted' }, 'The results are out. Thank you for taking part!'));
   $('#winners').replaceChildren(...blocks);
 }
 
