@@ -126,8 +126,8 @@ func (s *Server) routesWeb(r fiber.Router) {
 	r.Get("/join", page("judge.html"))
 	r.Get("/admin", page("admin.html"))
 	r.Get("/expo", page("expo.html"))
-	// A team's page (docs/behaviour.md): the token is read by the page's script from
-	// its address, never by this handler, so nothing here can log or echo it.
+	// A team's page (docs/behaviour.md#after-judging): the token is read by the page's
+	// script from its address, never by this handler, so nothing here can log or echo it.
 	r.Get("/team/:token", page("team.html"))
 	// At the root so that its scope covers the judge app; no-cache like every file, so
 	// the browser revalidates it on each visit and a new build replaces the old.

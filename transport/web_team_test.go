@@ -11,9 +11,9 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// The event's ending from the team's side (docs/behaviour.md): a judge's feedback for
-// the team, written on the floor with or without a network, and the team page that
-// shows it once the organisers publish the results, and nothing before.
+// The event's ending from the team's side (docs/behaviour.md#after-judging): a judge's
+// feedback for the team, written on the floor with or without a network, and the team
+// page that shows it once the organisers publish the results, and nothing before.
 
 // tpFeedback is one item of GET /api/admin/feedback.
 type tpFeedback struct {

@@ -1,12 +1,12 @@
-// Team page (/team/<token>, docs/behaviour.md): what a team reads on its phone in the
-// hall. Its project and table, whether judging is on and how many judges have visited;
-// once the organisers publish, the winners, any prize the team won and the feedback
-// judges wrote for it (no judge names). It reads GET /api/team/:token, which is
-// throttled per address (a hall's phones often share one), so it asks sparingly: every
-// few minutes while shown, and after a websocket event. A `winners` event carries the
-// winners, shown at once; the team's own part (its prizes, its feedback) follows with
-// the next read, spread over a quarter of a minute so that a publish does not bring every phone
-// in the hall to the server in the same second.
+// Team page (/team/<token>, docs/behaviour.md#after-judging): what a team reads on its
+// phone in the hall. Its project and table, whether judging is on and how many judges
+// have visited; once the organisers publish, the winners, any prize the team won and
+// the feedback judges wrote for it (no judge names). It reads GET /api/team/:token,
+// which is throttled per address (a hall's phones often share one), so it asks
+// sparingly: every few minutes while shown, and after a websocket event. A `winners`
+// event carries the winners, shown at once; the team's own part (its prizes, its
+// feedback) follows with the next read, spread over 15 s so that a publish does not
+// bring every phone in the hall to the server in the same second.
 import { ApiError, h, $, show, LiveSocket } from './lib.js';
 
 const POLL_MS = 150000;
