@@ -140,6 +140,12 @@ function renderJudging(d) {
 
 const isMine = (d, w) => w.name === d.name && String(w.location) === String(d.location);
 
+// projectName is a winner's name, a link to its project page when it has one.
+function projectName(w) {
+  if (typeof w.url !== 'string' || !/^https?:\/\//i.test(w.url)) return w.name;
+  return h('a', { href: w.url, target: '_blank', rel: 'noopener noreferrer' }, w.name);
+}
+
 function renderResults(d) {
   const prizes = Array.isArray(d.winners) ? d.winners : [];
   $('#results-wait').hidden = !!d.published;
@@ -164,7 +170,7 @@ function renderResults(d) {
       const mine = isMine(d, w);
       return h('li', { class: mine ? 'mine' : null },
         h('span', { class: 'place' }, ordinal(w.place)),
-        h('span', { class: 'who' }, w.name, mine ? h('span', { class: 'pill you' }, 'You') : null,
+        h('span', { class: 'who' }, projectName(w), mine ? h('span', { class: 'pill you' }, 'You') : null,
           h('span', { class: 'hint' }, ` · Table ${w.location}`)));
     }))));
   if (!blocks.length) blocks.push(h('p', { class: 'muted' }, 'The results are out, with no prizes listed.'));
