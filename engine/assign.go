@@ -118,8 +118,11 @@ func (s *State) pickNext(j *Judge, c *Ctx) *Project {
 		return nil
 	}
 
-	// Step 6: a track judge walks along the tables.
+	// Step 6: a track judge covers its track, then sharpens its prize.
 	if !general {
+		if p.s.TrackRule >= TrackRuleCover {
+			return p.trackPick(cs.all)
+		}
 		return p.alongTables(list)
 	}
 
@@ -435,7 +438,10 @@ func (x *judgingData) pairSums(s *State, j *Judge) uint32 {
 }
 
 // assignTo is step 10: j now looks at p.
-func (s *State) assignTo(j *Judge, p *Project, c *Ctx) {
+func (s *State) assignTo(j *Judge, p *Project, c *Ctx) { s.assignAs(j, p, c, "assigned") }
+
+// assignAs is assignTo with the audit line's verb.
+func (s *State) assignAs(j *Judge, p *Project, c *Ctx, verb string) {
 	x := s.jd()
 	j.Current = p.ID
 	j.CurrentSince = c.Time
@@ -447,7 +453,7 @@ func (s *State) assignTo(j *Judge, p *Project, c *Ctx) {
 	}
 	x.refresh(p)
 	x.hold(s, p.ID, j)
-	c.logProject("assigned", p)
+	c.logProject(verb, p)
 	c.changed("judge", j.ID)
 	c.changed("project", p.ID)
 }

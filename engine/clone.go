@@ -61,6 +61,7 @@ func (s *State) clone() *State {
 	c.Keys = cloneSlice(s.Keys)
 	c.Prizes = cloneSlice(s.Prizes)
 	c.Outcome = s.Outcome.clone()
+	c.TrackFits = cloneTrackFits(s.TrackFits)
 	c.codeIndex, c.tokenIndex, c.locIndex, c.jx, c.tokens, c.captures = nil, nil, nil, nil, nil, nil
 	c.keys, c.conflicted, c.teamIndex = nil, nil, nil
 	c.maxLocOK = false
@@ -73,7 +74,7 @@ func (s *State) clone() *State {
 // edit, a fresh array when deleting an element, new slices elsewhere), and an append
 // only writes past the end a copy sees. TestCloneSharesNothingMutable allows exactly
 // these; TestCaptureUnaffectedByLaterChanges checks the edits that touch them.
-var copyOnWrite = map[string]bool{"SeenProjects": true, "Rankings": true, "ChallengeList": true, "ContactEmails": true}
+var copyOnWrite = map[string]bool{"SeenProjects": true, "Rankings": true, "ChallengeList": true, "ContactEmails": true, "Upcoming": true}
 
 // ownSeen gives j a private SeenProjects array before one of its elements is changed
 // in place (captures may share the current one: see copyOnWrite). An array the writer

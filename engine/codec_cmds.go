@@ -6,6 +6,8 @@ package engine
 // each with its punctuation one literal); otherwise each field may come once, in any
 // order, and any other field sends the command to encoding/json.
 
+import "encoding/json"
+
 // fieldSet records which fields a decoder has read.
 type fieldSet uint32
 
@@ -26,7 +28,14 @@ func (r *jsonReader) newID(id **ID) bool {
 
 func (cmd *JudgeNext) decodeJSON(r *jsonReader) bool {
 	at := r.i
-	if r.lit(`{"judge":`) && r.id(&cmd.Judge) && (r.lit("}") || r.lit(`,"got":`) && r.newID(&cmd.Got) && r.lit("}")) {
+	ok := r.lit(`{"judge":`) && r.id(&cmd.Judge)
+	if ok && r.lit(`,"got":`) {
+		ok = r.newID(&cmd.Got)
+	}
+	if ok && r.lit(`,"upcoming":`) {
+		ok = r.ids(&cmd.Upcoming)
+	}
+	if ok && r.lit("}") {
 		return true
 	}
 	*cmd, r.i = JudgeNext{}, at
@@ -37,6 +46,8 @@ func (cmd *JudgeNext) decodeJSON(r *jsonReader) bool {
 			return seen.once(0) && r.id(&cmd.Judge)
 		case "got":
 			return seen.once(1) && r.newID(&cmd.Got)
+		case "upcoming":
+			return seen.once(2) && r.ids(&cmd.Upcoming)
 		}
 		return false
 	})
@@ -169,6 +180,9 @@ func (cmd *SetRatings) decodeJSON(r *jsonReader) bool {
 			return seen.once(8) && r.floats(&cmd.Disagreement, len(cmd.Judges))
 		case "compared":
 			return seen.once(9) && r.ints(&cmd.Compared, len(cmd.Judges))
+		case "tracks":
+			raw, ok := r.skipValue()
+			return seen.once(10) && ok && json.Unmarshal(raw, &cmd.Tracks) == nil
 		}
 		return false
 	})

@@ -176,6 +176,8 @@ func (r *jsonReader) judgeLists(j *Judge, k []byte, seen *fieldSet) bool {
 		return seen.once(21) && r.float(&j.Disagreement)
 	case "compared":
 		return seen.once(22) && r.int(&j.Compared)
+	case "upcoming":
+		return seen.once(23) && r.ids(&j.Upcoming)
 	}
 	return false
 }

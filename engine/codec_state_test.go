@@ -43,6 +43,7 @@ func codecTestState(t *testing.T, r *rand.Rand, judges int) []byte {
 		}
 	}
 	e.s.Log = append(e.s.Log, awkwardTexts...)
+	e.s.TrackFits = []TrackFit{{Track: "AI", Projects: []ID{randID(r)}, Rating: []float64{r.NormFloat64()}, SD: []float64{r.Float64()}, Beta: 0.5, Tau: 0.7}}
 	e.s.Undo = map[ID]UndoPoint{}
 	for _, id := range e.s.JudgeOrder[:judges/2] {
 		e.s.Undo[id] = UndoPoint{Project: randID(r), Time: r.Int64(), General: r.IntN(2) == 0,

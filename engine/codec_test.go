@@ -47,6 +47,9 @@ func codecEnvelopes(r *rand.Rand, n int) []*Envelope {
 				got := id()
 				next.Got = &got
 			}
+			if r.IntN(2) == 0 { // the offered list (docs/behaviour.md#offered-projects-only)
+				next.Upcoming = ids()
+			}
 			cmd = next
 		case 1:
 			finish := &JudgeFinish{Judge: id(), Notes: texts[r.IntN(len(texts))], Starred: r.IntN(2) == 0, Feedback: texts[r.IntN(len(texts))]}
@@ -72,6 +75,14 @@ func codecEnvelopes(r *rand.Rand, n int) []*Envelope {
 				sr.Compared = make([]int, len(js))
 				for i := range sr.Compared {
 					sr.Compared[i] = r.IntN(1000)
+				}
+			}
+			if r.IntN(2) == 0 { // track prize orders (docs/behaviour.md#track-prizes)
+				sr := cmd.(*SetRatings)
+				for k := r.IntN(3); k >= 0; k-- {
+					tp := ids()
+					sr.Tracks = append(sr.Tracks, TrackFit{Track: texts[r.IntN(len(texts))], Projects: tp, Rating: floats(len(tp)),
+						SD: floats(len(tp)), Beta: r.Float64(), Center: r.NormFloat64(), Tau: r.Float64()})
 				}
 			}
 		case 7:

@@ -104,6 +104,10 @@ func (j *Judge) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"compared":`...)
 		b = strconv.AppendInt(b, int64(j.Compared), 10)
 	}
+	if len(j.Upcoming) > 0 {
+		b = append(b, `,"upcoming":`...)
+		b = appendIDList(b, j.Upcoming)
+	}
 	return append(b, '}'), nil
 }
 

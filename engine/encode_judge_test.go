@@ -41,6 +41,9 @@ func randJudge(r *rand.Rand) *Judge {
 	if r.IntN(2) == 0 {
 		j.Current = id()
 	}
+	if up := ids(); len(up) > 0 { // omitted when empty, so decoded as nil
+		j.Upcoming = up
+	}
 	switch r.IntN(3) {
 	case 1:
 		j.SeenProjects = []SeenProject{}

@@ -85,6 +85,9 @@ type JudgeNext struct {
 	// running the assignment (docs/behaviour.md#recovery-at-memory-speed). Unset when
 	// the assignment also moved the judge to another group (replay runs it then).
 	Got *ID `json:"got,omitempty"`
+	// Upcoming is the answer's upcoming list, set when it applies: the judge keeps it
+	// (Judge.Upcoming), and replay takes it from the record instead of listing again.
+	Upcoming []ID `json:"upcoming,omitempty"`
 }
 
 // Kind implements Command.
@@ -99,7 +102,7 @@ func (cmd *JudgeNext) apply(s *State, c *Ctx) (any, error) {
 	if p, ok := s.recordedNext(j, cmd.Got); ok {
 		s.jd().syncLive(s, c)
 		s.assignTo(j, p, c)
-		res = NextResult{ProjectID: p.ID}
+		res = NextResult{ProjectID: p.ID, Upcoming: cmd.Upcoming} // the record's list
 	} else {
 		s.flushFit() // the assignment reads the ratings (ratings_replay.go)
 		group, had := j.Group, j.Current
@@ -108,10 +111,16 @@ func (cmd *JudgeNext) apply(s *State, c *Ctx) (any, error) {
 		if id := res.ProjectID; !id.IsZero() && id != had && j.Group == group {
 			cmd.Got = &id
 		}
-		if !res.ProjectID.IsZero() && !c.quiet { // a replay's result goes nowhere
-			res.Upcoming = s.upcomingFor(j, c)
+		if !c.quiet { // a replay's result goes nowhere: it reads the record's list
+			if !res.ProjectID.IsZero() {
+				res.Upcoming = s.upcomingFor(j, c)
+			}
+			cmd.Upcoming = res.Upcoming
 		}
 	}
+	// The judge keeps the list: the projects it may visit offline
+	// (docs/behaviour.md#offered-projects-only).
+	j.Upcoming = cmd.Upcoming
 	s.jd().keep(s)
 	return res, nil
 }
@@ -296,7 +305,7 @@ func (cmd *JudgeFinish) apply(s *State, c *Ctx) (any, error) {
 		if p, err = s.offlineVisit(j, cmd.Project); err != nil {
 			return nil, err
 		}
-		s.assignTo(j, p, c) // the visit counts as if it had been assigned
+		s.visitOffline(j, p, c) // the visit counts as if it had been assigned
 	}
 	if x.judged(s, j, p.ID) {
 		return nil, conflictf("project already judged")

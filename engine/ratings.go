@@ -57,6 +57,10 @@ type SetRatings struct {
 	// them has neither): see Judge.Disagreement.
 	Disagreement []float64 `json:"disagreement,omitempty"`
 	Compared     []int     `json:"compared,omitempty"`
+	// Tracks holds the fit of every track's prize order (docs/behaviour.md#track-prizes);
+	// a fit that carries any replaces the stored ones whole, one without any (a journal
+	// from before them) leaves them.
+	Tracks []TrackFit `json:"tracks,omitempty"`
 }
 
 // Kind implements Command.
@@ -76,6 +80,15 @@ func (cmd *SetRatings) apply(s *State, c *Ctx) (any, error) {
 				return nil, invalidf("ratings: value not finite")
 			}
 		}
+	}
+	for i := range cmd.Tracks {
+		if err := cmd.Tracks[i].validate(); err != nil {
+			return nil, err
+		}
+	}
+	if len(cmd.Tracks) > 0 {
+		// Stored at once, also in a replay: nothing derived follows from it.
+		s.TrackFits = cmd.Tracks
 	}
 	if old := s.pendingFit; old != nil && !cmd.coversJudges(old) {
 		s.rateJudges(old) // the waiting fit's judges' part, which this one does not replace whole
@@ -217,6 +230,9 @@ type RatingInput struct {
 	NRanked []int32
 	Seq     []int32
 	Star    []bool
+	// Tracks are the inputs of each track's prize order, in options.tracks order
+	// (docs/behaviour.md#track-prizes).
+	Tracks []TrackInput
 }
 
 // RatingInput copies the fit's inputs (call it under the read lock).
@@ -224,7 +240,8 @@ func (s *State) RatingInput() *RatingInput {
 	in := &RatingInput{FocusTop: s.Options.FocusTop, Off: []int32{0}}
 	in.Version = s.RatingInputsVersion()
 	idx := make(map[ID]int32, len(s.Projects))
-	for _, p := range s.ProjectsByLocation() {
+	byLoc := s.ProjectsByLocation()
+	for _, p := range byLoc {
 		if !p.Active {
 			continue
 		}
@@ -238,41 +255,51 @@ func (s *State) RatingInput() *RatingInput {
 		if !ok || !j.Active || !s.IsGeneral(j) || len(j.SeenProjects) < 2 {
 			continue
 		}
-		start := len(in.Seq)
-		ranked := make(map[ID]bool, len(j.Rankings))
-		for _, pid := range j.Rankings {
-			if k, ok := idx[pid]; ok {
-				ranked[pid] = true
-				in.Seq = append(in.Seq, k)
-				in.Star = append(in.Star, false)
-			}
-		}
-		nr := len(in.Seq) - start
-		for _, sp := range j.SeenProjects {
-			if k, ok := idx[sp.ProjectID]; ok && !ranked[sp.ProjectID] {
-				in.Seq = append(in.Seq, k)
-				in.Star = append(in.Star, false)
-			}
-		}
-		if len(in.Seq)-start < 2 {
-			in.Seq, in.Star = in.Seq[:start], in.Star[:start]
-			continue
-		}
-		starred := make(map[ID]bool)
-		for _, sp := range j.SeenProjects {
-			if sp.Starred {
-				starred[sp.ProjectID] = true
-			}
-		}
-		for k := start; k < len(in.Seq); k++ {
-			in.Star[k] = starred[in.Projects[in.Seq[k]]]
-		}
-		in.Judges = append(in.Judges, id)
-		in.PrevRel = append(in.PrevRel, j.Reliability)
-		in.NRanked = append(in.NRanked, int32(nr))
-		in.Off = append(in.Off, int32(len(in.Seq)))
+		in.addJudge(j, idx)
+	}
+	for _, t := range s.Options.Tracks {
+		in.Tracks = append(in.Tracks, s.trackInput(t, byLoc, idx))
 	}
 	return in
+}
+
+// addJudge appends judge j's list to in (its judged projects that idx numbers: its
+// ranking, then the unranked ones in the order judged, with their stars), unless it
+// holds fewer than two.
+func (in *RatingInput) addJudge(j *Judge, idx map[ID]int32) {
+	start := len(in.Seq)
+	ranked := make(map[ID]bool, len(j.Rankings))
+	for _, pid := range j.Rankings {
+		if k, ok := idx[pid]; ok {
+			ranked[pid] = true
+			in.Seq = append(in.Seq, k)
+			in.Star = append(in.Star, false)
+		}
+	}
+	nr := len(in.Seq) - start
+	for _, sp := range j.SeenProjects {
+		if k, ok := idx[sp.ProjectID]; ok && !ranked[sp.ProjectID] {
+			in.Seq = append(in.Seq, k)
+			in.Star = append(in.Star, false)
+		}
+	}
+	if len(in.Seq)-start < 2 {
+		in.Seq, in.Star = in.Seq[:start], in.Star[:start]
+		return
+	}
+	starred := make(map[ID]bool)
+	for _, sp := range j.SeenProjects {
+		if sp.Starred {
+			starred[sp.ProjectID] = true
+		}
+	}
+	for k := start; k < len(in.Seq); k++ {
+		in.Star[k] = starred[in.Projects[in.Seq[k]]]
+	}
+	in.Judges = append(in.Judges, j.ID)
+	in.PrevRel = append(in.PrevRel, j.Reliability)
+	in.NRanked = append(in.NRanked, int32(nr))
+	in.Off = append(in.Off, int32(len(in.Seq)))
 }
 
 // Changes says whether storing fit (a fit of in) would change the stored ratings by
@@ -294,6 +321,20 @@ func (in *RatingInput) Changes(fit *SetRatings) bool {
 			return true
 		}
 	}
+	if len(fit.Tracks) != len(in.Tracks) {
+		return true
+	}
+	for i, t := range fit.Tracks {
+		prev := in.Tracks[i].In.Prev
+		if len(t.Rating) != len(prev) {
+			return true
+		}
+		for k, r := range t.Rating {
+			if math.Abs(r-prev[k]) > eps {
+				return true
+			}
+		}
+	}
 	return false
 }
 
@@ -313,6 +354,13 @@ type ResultEntry struct {
 	// TrackStars is set in the per-track lists only: the project's stars from that
 	// track's judges.
 	TrackStars *int `json:"track_stars,omitempty"`
+	// TrackRating and TrackRatingSD (per-track lists only) are the project's rating in
+	// the track's prize order, fitted from the track's judges, and its sd; PTrack is
+	// the probability of a place in the track prize's top 3
+	// (docs/behaviour.md#track-prizes).
+	TrackRating   *float64 `json:"track_rating,omitempty"`
+	TrackRatingSD *float64 `json:"track_rating_sd,omitempty"`
+	PTrack        *float64 `json:"p_track,omitempty"`
 }
 
 // ResultsView is GET /api/admin/results (docs/behaviour.md#ratings) plus, for the dashboard, how settled
@@ -369,20 +417,18 @@ func (s *State) Results() ResultsView {
 		out.Stable3, out.StableK = 0, 0
 	}
 	for _, t := range s.Options.Tracks {
+		// In the order of the track's judges (docs/behaviour.md#track-prizes).
 		list := []ResultEntry{}
-		var tp []*Project
-		for _, p := range ps {
-			if containsString(p.ChallengeList, t) {
-				tp = append(tp, p)
-			}
+		rated := map[ID]trackRated{}
+		for _, r := range s.trackRatings(t) {
+			rated[r.p.ID] = r
 		}
-		slices.SortStableFunc(tp, func(a, b *Project) int {
-			return cmp.Compare(scores[b.ID].TrackStars[t], scores[a.ID].TrackStars[t]) // then by rank (ps order)
-		})
-		for _, p := range tp {
+		for _, st := range s.PrizeOrder(t, trackPrizePlaces) {
+			p := s.Projects[st.ID]
 			e := entry(p, scores[p.ID])
 			n := scores[p.ID].TrackStars[t]
-			e.TrackStars = &n
+			r, pt := rated[p.ID], st.P
+			e.TrackStars, e.TrackRating, e.TrackRatingSD, e.PTrack = &n, &r.rating, &r.sd, &pt
 			list = append(list, e)
 		}
 		out.Tracks[t] = list

@@ -27,6 +27,11 @@ func ValidResetType(t string) bool {
 // backup of the state just before it.
 type Reset struct {
 	Type string `json:"type"`
+	// TrackRule is the track judges' rule (State.TrackRule) a reset of everything
+	// begins the new event with: TrackRuleCover from the admin route since that rule;
+	// absent in journals written before it, whose resets keep the event's rule so that
+	// they replay to the same assignments.
+	TrackRule int `json:"track_rule,omitempty"`
 }
 
 // Kind implements Command.
@@ -49,6 +54,9 @@ func (cmd *Reset) apply(s *State, c *Ctx) (any, error) {
 		old := s.Options
 		s.Options = DefaultOptions(s.OptionsID)
 		s.Options.Ref = old.Ref
+		if cmd.TrackRule > 0 {
+			s.TrackRule = cmd.TrackRule
+		}
 		if old.Deliberation {
 			c.emit(Event{Type: EvDeliberation, To: ToEveryone, Data: DeliberationEvent{On: false}})
 		}

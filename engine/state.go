@@ -68,6 +68,14 @@ type State struct {
 	Prizes  []Prize  `json:"prizes,omitempty"`
 	Outcome *Outcome `json:"outcome,omitempty"`
 
+	// TrackFits holds the last fit of each track's prize order, journaled with the
+	// ratings (docs/behaviour.md#track-prizes); TrackRule is the track judges' rule of
+	// docs/behaviour.md#judging-flow step 6: TrackRuleCover for an event begun since
+	// they cover their track, 0 (absent) for one begun before, which keeps the next
+	// table up so that its journal replays to the same assignments.
+	TrackFits []TrackFit `json:"track_fits,omitempty"`
+	TrackRule int        `json:"track_rule,omitempty"`
+
 	codeIndex   map[string]ID  // login code -> judge
 	tokenIndex  map[string]ID  // token hash -> judge
 	tokens      *tokenMirror   // the engine's lock-free copy of tokenIndex (tokens.go); nil in copies
@@ -137,6 +145,10 @@ type Judge struct {
 	// last fit (docs/behaviour.md#judges-against-the-consensus).
 	Disagreement float64 `json:"disagreement,omitempty"`
 	Compared     int     `json:"compared,omitempty"`
+	// Upcoming is the upcoming list of the judge's latest `next` that answered a
+	// project: the projects it may visit offline without being assigned them
+	// (docs/behaviour.md#offered-projects-only). Replaced whole, never changed in place.
+	Upcoming []ID `json:"upcoming,omitempty"`
 
 	// seenOwn is 1 + the engine's capture count when the writer last gave the judge a
 	// private SeenProjects array (State.ownSeen); while no capture followed, the array
@@ -299,6 +311,7 @@ func NewState() *State {
 	s.OptionsID = ID{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}
 	s.Options = DefaultOptions(s.OptionsID)
 	s.FocusNeed = FocusNeedFree
+	s.TrackRule = TrackRuleCover
 	s.ratingsCounted = true
 	s.reindex()
 	return s

@@ -84,6 +84,10 @@ func (cmd *JudgeNext) appendJSON(b []byte) []byte {
 		b = append(b, `,"got":`...)
 		b = appendID(b, *cmd.Got)
 	}
+	if len(cmd.Upcoming) > 0 {
+		b = append(b, `,"upcoming":`...)
+		b = appendIDList(b, cmd.Upcoming)
+	}
 	return append(b, '}')
 }
 

@@ -30,6 +30,12 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 				got := id()
 				cmd.(*JudgeNext).Got = &got
 			}
+			if n := r.IntN(4); n > 0 { // the offered list, empty or up to two
+				cmd.(*JudgeNext).Upcoming = make([]ID, n-1)
+				for k := range cmd.(*JudgeNext).Upcoming {
+					cmd.(*JudgeNext).Upcoming[k] = id()
+				}
+			}
 		case 1:
 			cmd = &JudgeFinish{Judge: id(), Notes: texts[r.IntN(len(texts))], Starred: r.IntN(2) == 0, Feedback: texts[r.IntN(len(texts))]}
 		case 2:

@@ -300,7 +300,7 @@ func (s *Server) reset(c *fiber.Ctx) error {
 	if req.Type != nil {
 		t = *req.Type
 	}
-	_, name, err := s.node.SubmitWithBackup(c.UserContext(), actorOf(c), &engine.Reset{Type: t})
+	_, name, err := s.node.SubmitWithBackup(c.UserContext(), actorOf(c), &engine.Reset{Type: t, TrackRule: engine.TrackRuleCover})
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,10 @@ const (
 	// client keeps a script-readable "token" cookie of its own, which a browser will not
 	// let it overwrite while an HttpOnly one of that name exists (docs/behaviour.md#authentication).
 	cookieJudge = "podium_judge"
+	// judgeCookieMaxAge keeps a judge signed in on its phone for the event, across
+	// browser and phone restarts (seconds; docs/behaviour.md#trust-on-the-floor).
+	// Logout, deleting the judge or a new login (another device) ends it sooner.
+	judgeCookieMaxAge = 14 * 24 * 3600
 	// cookieJudgeOld is the name sessions started before the rename carry; it is still
 	// read (after the Bearer header and cookieJudge) until those sessions end.
 	cookieJudgeOld = "token"
@@ -156,7 +160,7 @@ func (s *Server) judgeLogin(c *fiber.Ctx) error {
 	if _, err := s.node.Submit(c.UserContext(), engine.JudgeActor(judge), &engine.JudgeLogin{Judge: judge, TokenHash: hashToken(token)}); err != nil {
 		return err
 	}
-	c.Cookie(s.cookie(c, cookieJudge, token, 0, fiber.CookieSameSiteLaxMode))
+	c.Cookie(s.cookie(c, cookieJudge, token, judgeCookieMaxAge, fiber.CookieSameSiteLaxMode))
 	if c.Cookies(cookieJudgeOld) != "" {
 		// A "token" cookie is either a pre-rename session (HttpOnly, which would stop Jury's
 		// client from setting its own) or Jury's client's own, which it rewrites as soon as

@@ -17,6 +17,7 @@ func (s *Server) routesJudgingEarly(r fiber.Router) {
 	r.Post("/judge/skip", s.judgeAuth, s.keyed, s.judgeSkip)
 	r.Post("/judge/finish", s.judgeAuth, s.keyed, s.judgeFinish)
 	r.Post("/judge/undo", s.judgeAuth, s.keyed, s.judgeUndo)
+	r.Post("/judge/at", s.judgeAuth, s.keyed, s.judgeAt)
 	r.Post("/judge/rank", s.judgeAuth, s.keyed, s.judgeRank)
 	r.Put("/judge/star", s.judgeAuth, s.keyed, s.judgeStarBody)
 	r.Put("/judge/star/:id", s.judgeAuth, s.keyed, s.judgeStar)
@@ -206,6 +207,27 @@ func (s *Server) judgeUndo(c *fiber.Ctx) error {
 		return err
 	}
 	return sendJSON(c, engine.ReplyBody(res))
+}
+
+type atReq struct {
+	Project *string `json:"project"`
+}
+
+// judgeAt tells the server which project the judge stands at, a visit begun offline
+// (docs/behaviour.md#offered-projects-only).
+func (s *Server) judgeAt(c *fiber.Ctx) error {
+	var req atReq
+	if err := bindJSON(c, &req, false); err != nil {
+		return err
+	}
+	if err := need("project", req.Project != nil); err != nil {
+		return err
+	}
+	pid, err := engine.ParseID(*req.Project)
+	if err != nil {
+		return badRequest("project must be a 24-character hex id")
+	}
+	return s.submitOK(c, &engine.JudgeAt{Judge: judgeID(c), Project: pid})
 }
 
 type rankReq struct {

@@ -24,8 +24,8 @@ import (
 // lands exactly once.
 
 // appBrowser starts a headless Chromium (skipped when none is installed, outside CI)
-// and returns a tab whose uncaught exceptions fail the test.
-func appBrowser(t *testing.T) context.Context {
+// with any extra options and returns a tab whose uncaught exceptions fail the test.
+func appBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	path := os.Getenv("PODIUM_CHROME")
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -42,6 +42,7 @@ func appBrowser(t *testing.T) context.Context {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
 		chromedp.Flag("disable-background-networking", true), chromedp.NoFirstRun)
+	opts = append(opts, extra...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(allocCtx)
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile)); err != nil {

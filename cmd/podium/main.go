@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"flag"
@@ -84,6 +85,7 @@ type config struct {
 	server      transport.Config
 	smtp        worker.SMTPConfig     // the mail outbox's server (SMTP_*, EMAIL_FROM*)
 	ratings     worker.RatingsOptions // the ratings fit's cadence (RATINGS_*)
+	tls         tlsSettings           // HTTPS served by Podium (TLS_*: tls.go)
 }
 
 func env(keys ...string) string {
@@ -165,6 +167,9 @@ func loadConfig(args []string) (config, error) {
 	if c.ratings, err = ratingsConfig(); err != nil {
 		return c, err
 	}
+	if c.tls, err = loadTLSSettings(); err != nil {
+		return c, err
+	}
 	c.metricsAddr = env("METRICS_ADDR")
 	c.logLevel = env("LOG_LEVEL")
 	if c.logLevel == "" {
@@ -224,6 +229,19 @@ func adminPassword(cfg *transport.Config) (generated bool, err error) {
 	return true, nil
 }
 
+// printAdminPassword shows a generated admin password to the person starting the
+// server: a plain block on stderr, once (at the first start), never in the JSON log
+// on stdout (docs/behaviour.md#authentication).
+func printAdminPassword(w io.Writer, password, path string) {
+	fmt.Fprintf(w, "\n"+
+		"  ------------------------------------------------------------\n"+
+		"  Podium admin password (generated at this first start):\n\n"+
+		"      %s\n\n"+
+		"  Log in at /admin with it. It is kept in %s\n"+
+		"  and is not shown again; set ADMIN_PASSWORD to choose your own.\n"+
+		"  ------------------------------------------------------------\n\n", password, path)
+}
+
 // node is what serving needs from the single node (persist.Node) or the cluster node
 // (cluster.Node).
 type node interface {
@@ -274,6 +292,10 @@ func serve(args []string) error {
 	if err := os.MkdirAll(c.server.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
+	tlsConfig, startACME, err := c.tls.config(c.server.DataDir, log)
+	if err != nil {
+		return err
+	}
 	generated, err := adminPassword(&c.server)
 	if err != nil {
 		return err
@@ -317,9 +339,16 @@ func serve(args []string) error {
 		closeNode()
 		return fmt.Errorf("listen: %w", err)
 	}
-	fmt.Printf("podium listening on http://%s\n", ln.Addr())
+	scheme := "http"
+	if tlsConfig != nil {
+		ln, scheme = tls.NewListener(ln, tlsConfig), "https"
+	}
+	if startACME != nil {
+		defer startACME()()
+	}
+	fmt.Printf("podium listening on %s://%s\n", scheme, ln.Addr())
 	if generated {
-		fmt.Printf("generated admin password: %s (stored in %s)\n", c.server.AdminPassword, filepath.Join(c.server.DataDir, "admin_password"))
+		printAdminPassword(os.Stderr, c.server.AdminPassword, filepath.Join(c.server.DataDir, "admin_password"))
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Listen(ln) }()

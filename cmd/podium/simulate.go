@@ -16,7 +16,7 @@ func init() {
 		run        func(args []string) error
 	}{
 		name: "simulate",
-		help: "podium simulate -projects N -judges J -visits V [-seeds S] [-mode focus|spread|both] [-goal podium|field] [-min-views M] [-rank-top K] [-rank-share F] [-http | -url URL -password P]  expected precision for an event",
+		help: "podium simulate -projects N -judges J -visits V [-seeds S] [-mode focus|spread|both] [-goal podium|field] [-min-views M] [-rank-top K] [-rank-share F] [-track [-track-r R]] [-http | -url URL -password P]  expected precision for an event",
 		run:  simulateCommand,
 	})
 }
@@ -31,6 +31,8 @@ type simFlags struct {
 	server        string
 	url, password string
 	metrics       string
+	track         bool
+	trackR        float64
 }
 
 func parseSimFlags(args []string) (*simFlags, error) {
@@ -54,8 +56,24 @@ func parseSimFlags(args []string) (*simFlags, error) {
 	fs.StringVar(&f.url, "url", "", "drive the running server at this URL (it is fully reset before every event; run it with RATINGS_MIN_GAP=0 RATINGS_EVERY=1)")
 	fs.StringVar(&f.password, "password", os.Getenv("ADMIN_PASSWORD"), "with -url: the admin password (default $ADMIN_PASSWORD)")
 	fs.StringVar(&f.metrics, "metrics-url", "", "with -url: where /metrics is served (default URL/metrics)")
+	fs.BoolVar(&f.track, "track", false, "add the track-prize world (docs/behaviour.md#track-prizes: a track of 15 projects, 3 track judges × 8 visits) and print its table")
+	fs.Float64Var(&f.trackR, "track-r", 0.6, "with -track: the correlation of the track's quality with overall quality")
+	fs.BoolVar(&c.EarlierTrackRule, "track-earlier", false, "with -track, in process: track judges walk to the next table up, as in events begun before they covered their track (for the reference rows; over HTTP give -server an earlier build)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if c.EarlierTrackRule && (!f.track || f.http || f.url != "") {
+		return nil, errors.New("simulate: -track-earlier needs -track and runs in process")
+	}
+	if f.track {
+		if f.trackR < 0 || f.trackR > 1 {
+			return nil, errors.New("simulate: -track-r must be in [0, 1]")
+		}
+		c.Track = simulate.DefaultTrack()
+		c.Track.R = f.trackR
+		if c.Track.Projects > c.Projects {
+			return nil, errors.New("simulate: -track needs at least 15 projects")
+		}
 	}
 	if c.Projects < 2 || c.Judges < 1 || c.Visits < 1 || f.seeds < 1 {
 		return nil, errors.New("simulate: need at least 2 projects, 1 judge, 1 visit and 1 seed")
@@ -83,7 +101,9 @@ func simulateCommand(args []string) error {
 		return err
 	}
 	modes := []string{f.mode}
-	if f.mode == "both" {
+	if f.mode == "both" && f.track {
+		modes = []string{engine.ModeFocus} // the track's table is of the default mode
+	} else if f.mode == "both" {
 		modes = []string{engine.ModeFocus, engine.ModeSpread}
 	} else if f.mode != engine.ModeFocus && f.mode != engine.ModeSpread {
 		return fmt.Errorf("simulate: -mode must be focus, spread or both")
@@ -99,6 +119,10 @@ func simulateCommand(args []string) error {
 		}
 		simulate.Summarize(cfg, runs).WriteRow(os.Stdout)
 		all = append(all, runs)
+	}
+	if f.track {
+		fmt.Printf("\ntrack prize (r = %.2g, %d seeds):\n\n", f.trackR, f.seeds)
+		simulate.WriteTrackTable(os.Stdout, all[0])
 	}
 	if len(all) == 2 {
 		d := simulate.Diff(all[0], all[1])

@@ -170,7 +170,11 @@ func (h *httpBackend) SetUp(cfg simulate.Config) ([]engine.ID, error) {
 		}
 	}
 	for i := 0; i < cfg.Projects; i++ {
-		if err := h.admin("POST", "/api/project/new", map[string]string{"name": fmt.Sprintf("Project %d", i+1)}, nil); err != nil {
+		body := map[string]string{"name": fmt.Sprintf("Project %d", i+1)}
+		if cfg.Track != nil && slices.Contains(cfg.Track.Tables, i+1) {
+			body["challenge_list"] = simulate.TrackName
+		}
+		if err := h.admin("POST", "/api/project/new", body, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -191,23 +195,38 @@ func (h *httpBackend) SetUp(cfg simulate.Config) ([]engine.ID, error) {
 	for i, p := range projects {
 		pids[i] = p.ID
 	}
-	if err := h.judgesUp(cfg.Judges); err != nil {
+	if cfg.Track != nil { // a track judge's track must exist
+		if err := h.admin("POST", "/api/admin/options", simulate.Options(cfg), nil); err != nil {
+			return nil, err
+		}
+	}
+	if err := h.judgesUp(cfg); err != nil {
 		return nil, err
 	}
-	if err := h.admin("POST", "/api/admin/options", simulate.Options(cfg), nil); err != nil {
-		return nil, err
+	if cfg.Track == nil {
+		if err := h.admin("POST", "/api/admin/options", simulate.Options(cfg), nil); err != nil {
+			return nil, err
+		}
 	}
 	return pids, h.admin("POST", "/api/admin/clock/unpause", nil, nil)
 }
 
-// judgesUp creates n judges and logs each in with its code.
-func (h *httpBackend) judgesUp(n int) error {
+// judgesUp creates the judges of cfg (the track's after the general ones) and logs
+// each in with its code.
+func (h *httpBackend) judgesUp(cfg simulate.Config) error {
+	n := cfg.Judges
+	if cfg.Track != nil {
+		n += cfg.Track.Judges
+	}
 	ids := make([]engine.ID, n)
 	for i := range ids {
 		var res struct {
 			ID engine.ID `json:"id"`
 		}
 		body := map[string]any{"name": fmt.Sprintf("Judge %d", i+1), "email": fmt.Sprintf("j%d@example.com", i+1), "no_send": true}
+		if i >= cfg.Judges {
+			body["track"] = simulate.TrackName
+		}
 		if err := h.admin("POST", "/api/judge/new", body, &res); err != nil {
 			return err
 		}
@@ -309,6 +328,11 @@ func (h *httpBackend) Final() (simulate.Final, error) {
 			Score int       `json:"score"`
 			Seen  int       `json:"seen"`
 		} `json:"projects"`
+		Tracks map[string][]struct {
+			ID         engine.ID `json:"id"`
+			Rank       int       `json:"rank"`
+			TrackStars int       `json:"track_stars"`
+		} `json:"tracks"`
 	}
 	f := simulate.Final{Score: map[engine.ID]int{}, Seen: map[engine.ID]int{}}
 	if err := h.admin("GET", "/api/admin/results", nil, &res); err != nil {
@@ -317,6 +341,9 @@ func (h *httpBackend) Final() (simulate.Final, error) {
 	for _, p := range res.Projects {
 		f.ByRank = append(f.ByRank, p.ID)
 		f.Score[p.ID], f.Seen[p.ID] = p.Score, p.Seen
+	}
+	for _, e := range res.Tracks[simulate.TrackName] {
+		f.Track = append(f.Track, simulate.TrackEntry{ID: e.ID, TrackStars: e.TrackStars, Rank: e.Rank})
 	}
 	return f, nil
 }

@@ -73,7 +73,9 @@ func RatingsUntil(in *engine.RatingInput, stop <-chan struct{}) (*engine.SetRati
 	if f.stopped() {
 		return nil, false
 	}
-	return f.result(), true
+	out := f.result()
+	out.Tracks = trackFits(in, out) // docs/behaviour.md#track-prizes
+	return out, true
 }
 
 // stopped reports whether the fit was asked to give up.
@@ -92,8 +94,13 @@ func (f *fitter) stopped() bool {
 // newFitter sets up a fit of in from its last ratings (warm), or else from the judges'
 // average places.
 func newFitter(in *engine.RatingInput) (f *fitter, warm bool) {
+	return newFitterLine(in, lineWeight)
+}
+
+// newFitterLine is newFitter with the star line weighing lineW.
+func newFitterLine(in *engine.RatingInput, lineW float64) (f *fitter, warm bool) {
 	n := len(in.Projects)
-	f = &fitter{in: in, n: n + 1} // θ[n] is the star line
+	f = &fitter{in: in, n: n + 1, lineW: lineW} // θ[n] is the star line
 	f.theta = make([]float64, n+1)
 	for i := range in.Projects {
 		if i < len(in.Prev) && in.Prev[i] != 0 {
@@ -135,8 +142,8 @@ func (f *fitter) result() *engine.SetRatings {
 	if k < 1 {
 		k = engine.DefaultFocusTop
 	}
-	out.PTop = topProbabilities(out.Rating, out.SD, k)
-	out.PTop3 = topProbabilities(out.Rating, out.SD, 3)
+	out.PTop = engine.TopProbabilities(out.Rating, out.SD, k)
+	out.PTop3 = engine.TopProbabilities(out.Rating, out.SD, 3)
 	// Reliability is reported relative to the median judge (1 = typical).
 	med := median(f.rel)
 	for i, r := range f.rel {
@@ -230,8 +237,12 @@ type fitter struct {
 	n     int
 	theta []float64
 	rel   []float64
-	grad  []float64 // of the log posterior in θ
-	diag  []float64 // of the negative Hessian in θ
+	// priorMean and priorPrec, when set, are each θ's prior mean and precision (a
+	// track's prize order, track.go); else the prior is N(0, ratingPriorSD²).
+	priorMean, priorPrec []float64
+	lineW                float64   // the star line's weight (lineWeight; a track's: trackLineWeight)
+	grad                 []float64 // of the log posterior in θ
+	diag                 []float64 // of the negative Hessian in θ
 	// Per judge, at the point of the last gradient(): the log posterior's first and
 	// (negated) second derivative in its reliability.
 	gRel, hRel []float64
@@ -329,59 +340,3 @@ func median(v []float64) float64 {
 	}
 	return m
 }
-
-// topProbabilities estimates for each project the probability of a place in the top k.
-func topProbabilities(theta, sd []float64, k int) []float64 {
-	n := len(theta)
-	out := make([]float64, n)
-	if n == 0 {
-		return out
-	}
-	if k >= n {
-		for i := range out {
-			out[i] = 1
-		}
-		return out
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	maxSD := 0.0
-	for i := range theta {
-		lo, hi = math.Min(lo, theta[i]), math.Max(hi, theta[i])
-		maxSD = math.Max(maxSD, sd[i])
-	}
-	lo, hi = lo-10*maxSD, hi+10*maxSD
-	// Newton's method on t, kept inside a shrinking bracket [lo, hi] (bisection when a
-	// step would leave it): Σ Φ((θ_i − t)/sd_i) falls as t grows.
-	t := (lo + hi) / 2
-	for it := 0; it < 60; it++ {
-		sum, slope := 0.0, 0.0
-		for i := range theta {
-			z := (theta[i] - t) / sd[i]
-			sum += normCDF(z)
-			slope += math.Exp(-z*z/2) / (sd[i] * math.Sqrt(2*math.Pi))
-		}
-		diff := sum - float64(k)
-		if math.Abs(diff) < 1e-9 {
-			break
-		}
-		if diff > 0 {
-			lo = t
-		} else {
-			hi = t
-		}
-		next := t + diff/slope
-		if slope == 0 || next <= lo || next >= hi {
-			next = (lo + hi) / 2
-		}
-		if math.Abs(next-t) < 1e-12 {
-			break
-		}
-		t = next
-	}
-	for i := range theta {
-		out[i] = normCDF((theta[i] - t) / sd[i])
-	}
-	return out
-}
-
-func normCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }

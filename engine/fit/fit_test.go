@@ -79,7 +79,7 @@ func testRatingInput() *engine.RatingInput {
 // product against finite differences of the log posterior.
 func TestFitGradientAndHessian(t *testing.T) {
 	in := testRatingInput()
-	f := &fitter{in: in, n: len(in.Projects) + 1}
+	f := &fitter{in: in, n: len(in.Projects) + 1, lineW: lineWeight}
 	f.theta = make([]float64, f.n)
 	f.rel = make([]float64, len(in.Judges))
 	rnd := engine.NewRand(9)
@@ -149,7 +149,7 @@ func TestFitRatingsDeterministic(t *testing.T) {
 // terms θ–reliability against finite differences.
 func TestFitCrossTerms(t *testing.T) {
 	in := testRatingInput()
-	f := &fitter{in: in, n: len(in.Projects) + 1}
+	f := &fitter{in: in, n: len(in.Projects) + 1, lineW: lineWeight}
 	f.theta = make([]float64, f.n)
 	f.rel = make([]float64, len(in.Judges))
 	rnd := engine.NewRand(11)

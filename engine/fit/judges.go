@@ -71,7 +71,7 @@ func (f *fitter) heldOut(group []int, prior *fitter, theta, sd []float64) {
 func (f *fitter) terms(judges []int) *fitter {
 	in := f.in
 	sub := &engine.RatingInput{Projects: in.Projects, Off: []int32{0}}
-	h := &fitter{in: sub, n: f.n, theta: f.theta}
+	h := &fitter{in: sub, n: f.n, theta: f.theta, lineW: f.lineW}
 	for _, j := range judges {
 		lo, hi := in.Off[j], in.Off[j+1]
 		sub.Judges = append(sub.Judges, in.Judges[j])

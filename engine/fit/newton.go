@@ -108,6 +108,12 @@ func (f *fitter) gradient(rel bool) float64 {
 		f.grad[i] = -f.theta[i] * prec
 		f.diag[i] = prec
 	}
+	if f.priorPrec != nil { // a track's prize order (track.go)
+		for i := range f.grad {
+			f.grad[i] = -(f.theta[i] - f.priorMean[i]) * f.priorPrec[i]
+			f.diag[i] = f.priorPrec[i]
+		}
+	}
 	relPrec := 1 / (relPriorSD * relPriorSD)
 	th, grad, diag := f.theta, f.grad, f.diag
 	relStep := 0.0
@@ -236,6 +242,11 @@ func (f *fitter) hessMulS(v, out []float64, schur bool) {
 	prec := 1 / (ratingPriorSD * ratingPriorSD)
 	for i := range out {
 		out[i] = v[i] * prec
+	}
+	if f.priorPrec != nil {
+		for i := range out {
+			out[i] = v[i] * f.priorPrec[i]
+		}
 	}
 	for j := range in.Judges {
 		lo, hi := in.Off[j], in.Off[j+1]
@@ -450,8 +461,8 @@ func (f *fitter) lineTerms(j, n int, gl, hl, ul []float64) (gr, hr float64) {
 	lc := f.lineCurv[f.in.Off[j]:f.in.Off[j+1]]
 	for a, d := range dr {
 		p, q := pr[a], qr[a]
-		e := lineWeight * (sl[a]*q - (1-sl[a])*p) // the log-likelihood's slope in r·d
-		w := lineWeight * p * q
+		e := f.lineW * (sl[a]*q - (1-sl[a])*p) // the log-likelihood's slope in r·d
+		w := f.lineW * p * q
 		gr += d * e
 		hr += d * d * w
 		if gl != nil {
@@ -489,12 +500,12 @@ func (f *fitter) stepLine() {
 		logistic(r, dr, pr, qr)
 		for a, st := range in.Star[lo:hi] {
 			p, q := pr[a], qr[a]
-			e := -lineWeight * p
+			e := -f.lineW * p
 			if st {
-				e = lineWeight * q
+				e = f.lineW * q
 			}
 			g -= r * e
-			h += r * r * lineWeight * p * q
+			h += r * r * f.lineW * p * q
 		}
 	}
 	f.theta[line] += g / h

@@ -1,7 +1,9 @@
 package simulate
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 
 	"podium/engine"
 	"podium/engine/fit"
@@ -35,19 +37,46 @@ func (l *local) apply(actor engine.Actor, cmd engine.Command) (any, error) {
 }
 
 func (l *local) SetUp(cfg Config) ([]engine.ID, error) {
+	if cfg.EarlierTrackRule {
+		// An event begun before the rule: its snapshot has no track_rule.
+		b, _, err := l.e.Snapshot()
+		if err != nil {
+			return nil, err
+		}
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return nil, err
+		}
+		delete(raw, "track_rule")
+		if b, err = json.Marshal(raw); err != nil {
+			return nil, err
+		}
+		if err := l.e.Restore(b); err != nil {
+			return nil, err
+		}
+	}
 	np := make([]engine.NewProject, cfg.Projects)
 	for i := range np {
-		np[i] = engine.NewProject{Name: fmt.Sprintf("Project %d", i+1)}
+		np[i] = engine.NewProject{Name: fmt.Sprintf("Project %d", i+1), ChallengeList: trackOf(cfg, i+1)}
 	}
 	res, err := l.apply(engine.Admin, &engine.CreateProjects{Projects: np})
 	if err != nil {
 		return nil, err
 	}
 	pids := res.(engine.CreatedProjects).IDs
-	nj := make([]engine.NewJudge, cfg.Judges)
-	codes := make([]string, cfg.Judges)
+	if cfg.Track != nil { // a track judge's track must exist
+		if _, err := l.apply(engine.Admin, Options(cfg)); err != nil {
+			return nil, err
+		}
+	}
+	n := cfg.Judges + trackJudges(cfg)
+	nj := make([]engine.NewJudge, n)
+	codes := make([]string, n)
 	for i := range nj {
 		nj[i] = engine.NewJudge{Name: fmt.Sprintf("Judge %d", i+1), Email: fmt.Sprintf("j%d@example.com", i+1)}
+		if i >= cfg.Judges {
+			nj[i].Track = TrackName
+		}
 		codes[i] = fmt.Sprintf("%08d", 10000000+i)
 	}
 	res, err = l.apply(engine.Admin, &engine.CreateJudges{Judges: nj, Codes: codes})
@@ -57,8 +86,10 @@ func (l *local) SetUp(cfg Config) ([]engine.ID, error) {
 	for _, c := range res.([]engine.CreatedJudge) {
 		l.judges = append(l.judges, c.ID)
 	}
-	if _, err := l.apply(engine.Admin, Options(cfg)); err != nil {
-		return nil, err
+	if cfg.Track == nil {
+		if _, err := l.apply(engine.Admin, Options(cfg)); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := l.apply(engine.Admin, &engine.ClockUnpause{}); err != nil {
 		return nil, err
@@ -81,7 +112,27 @@ func Options(cfg Config) *engine.SetOptions {
 	if cfg.Goal != "" {
 		opts.AssignmentGoal = ptr(cfg.Goal)
 	}
+	if cfg.Track != nil {
+		opts.JudgeTracks, opts.Tracks = ptr(true), &[]string{TrackName}
+	}
 	return opts
+}
+
+// trackOf is the challenge list of the project at table loc: the track's name when
+// the track (Config.Track) has that table.
+func trackOf(cfg Config, loc int) []string {
+	if cfg.Track != nil && slices.Contains(cfg.Track.Tables, loc) {
+		return []string{TrackName}
+	}
+	return nil
+}
+
+// trackJudges is the number of the track's judges (after the general ones).
+func trackJudges(cfg Config) int {
+	if cfg.Track == nil {
+		return 0
+	}
+	return cfg.Track.Judges
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -128,9 +179,13 @@ func (l *local) Current() error {
 func (l *local) Final() (Final, error) {
 	f := Final{Score: map[engine.ID]int{}, Seen: map[engine.ID]int{}}
 	l.e.Read(func(s *engine.State) {
-		for _, r := range s.Results().Projects {
+		res := s.Results()
+		for _, r := range res.Projects {
 			f.ByRank = append(f.ByRank, r.ID)
 			f.Score[r.ID], f.Seen[r.ID] = r.Score, r.Seen
+		}
+		for _, r := range res.Tracks[TrackName] {
+			f.Track = append(f.Track, TrackEntry{ID: r.ID, TrackStars: *r.TrackStars, Rank: r.Rank})
 		}
 	})
 	return f, nil

@@ -39,6 +39,12 @@ type Config struct {
 	CarelessNoise            float64
 	Random                   int     // judges (the first ones) whose perception ignores quality: they answer at random
 	StarAbove                float64 // perceived quality that earns a star
+	// Track adds a sponsor's track to the event (docs/behaviour.md#track-prizes; nil:
+	// none).
+	Track *TrackWorld
+	// EarlierTrackRule starts the event as one begun before track judges covered
+	// their track (State.TrackRule 0: the next table up); in process only.
+	EarlierTrackRule bool
 }
 
 // DefaultConfig returns the standard scenario: 100 projects, 25 judges × 12 visits.
@@ -72,6 +78,8 @@ type Final struct {
 	ByRank []engine.ID
 	Score  map[engine.ID]int
 	Seen   map[engine.ID]int
+	// Track is the results' list of the track (Config.Track), in its order.
+	Track []TrackEntry
 }
 
 // Run is the outcome of one simulated event.
@@ -84,11 +92,13 @@ type Run struct {
 	CopeTop3   float64
 	MinViews   float64
 	MeanViews  float64
-	Walked     float64 // tables walked by all judges
-	RandomWalk float64 // tables walked had each judge visited the same number in random order
+	Walked     float64   // tables walked by all judges
+	RandomWalk float64   // tables walked had each judge visited the same number in random order
+	Track      *TrackRun // the track prize's measures (Config.Track)
 }
 
 type simJudge struct {
+	track   bool // a track judge: it perceives track quality
 	noise   float64
 	random  bool
 	seen    []engine.ID
@@ -113,6 +123,8 @@ type event struct {
 	quality map[engine.ID]float64
 	loc     map[engine.ID]int
 	judges  []*simJudge
+	trackQ  map[engine.ID]float64 // the track's projects' track quality (Config.Track)
+	trk     *engine.Rand          // the track's random stream (track.go)
 }
 
 // RunOn runs the event of cfg and seed against b (a fresh, empty server).
@@ -122,6 +134,12 @@ func RunOn(cfg Config, seed uint64, b Backend) (Run, error) { return RunOnUntil(
 // before every finish).
 func RunOnUntil(cfg Config, seed uint64, b Backend, stop <-chan struct{}) (Run, error) {
 	ev := &event{cfg: cfg, rnd: engine.NewRand(seed*0x9e3779b97f4a7c15 + 1), play: engine.NewRand(seed*0x94d049bb133111eb + 3), seed: seed, b: b, stop: stop}
+	if cfg.Track != nil {
+		tw := *cfg.Track
+		tw.Tables = ev.trackTables(tw.Projects)
+		cfg.Track = &tw
+		ev.cfg = cfg
+	}
 	pids, err := b.SetUp(cfg)
 	if err != nil {
 		return Run{}, err
@@ -140,6 +158,9 @@ func RunOnUntil(cfg Config, seed uint64, b Backend, stop <-chan struct{}) (Run, 
 		}
 		ev.judges[i] = &simJudge{noise: noise, random: i < cfg.Random, percept: map[engine.ID]float64{}, left: cfg.Visits, lastLoc: -1}
 	}
+	if cfg.Track != nil {
+		ev.trackWorld(pids)
+	}
 	if err := ev.judge(); err != nil {
 		return Run{}, err
 	}
@@ -152,6 +173,9 @@ func RunOnUntil(cfg Config, seed uint64, b Backend, stop <-chan struct{}) (Run, 
 	}
 	var out Run
 	out.measure(f, ev.quality, ev.loc)
+	if cfg.Track != nil {
+		out.Track = ev.measureTrack(f)
+	}
 	for _, j := range ev.judges {
 		out.Walked += float64(j.walked)
 		out.RandomWalk += randomWalk(len(j.seen), cfg.Projects, ev.rnd)
@@ -212,6 +236,9 @@ func (ev *event) finish(i int) error {
 	cur := j.holds
 	z := ev.look(i, cur)
 	y := ev.quality[cur] + j.noise*z
+	if j.track {
+		y = ev.trackQ[cur] + j.noise*z
+	}
 	if j.random {
 		y = 1.5 * z // as spread as what careful judges perceive, unrelated to quality
 	}

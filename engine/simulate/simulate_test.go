@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"podium/engine"
@@ -180,4 +181,41 @@ func judgeFigures(t *testing.T, cfg Config, seed uint64) (random engine.Judge, c
 // figure is a judge's disagreement as the dashboard shows it.
 func figure(j engine.Judge) string {
 	return fmt.Sprintf("disagreed on %.0f of %d clear-cut pairs (%.0f %%)", j.Disagreement*float64(j.Compared), j.Compared, 100*j.Disagreement)
+}
+
+// TestTrackWorld: the track-prize world (docs/behaviour.md#track-prizes) runs on the
+// engine, its track judges leave no track project unseen, every method is scored, and
+// the same seed gives the same event.
+func TestTrackWorld(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Projects, cfg.Judges, cfg.Visits = 40, 8, 8
+	cfg.Track = DefaultTrack()
+	a, err := RunOn(cfg, 3, Local(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := RunOn(cfg, 3, Local(3))
+	if a.Track == nil || b.Track == nil || !reflect.DeepEqual(a, b) {
+		t.Fatalf("same seed, different track outcomes: %+v vs %+v", a.Track, b.Track)
+	}
+	tr := a.Track
+	if len(tr.Top3) != len(trackMethods) || len(tr.Winner) != len(trackMethods) || len(tr.Rho) != len(trackMethods) {
+		t.Fatalf("scores for %d methods: %+v", len(trackMethods), tr)
+	}
+	if tr.Unseen != 0 || tr.Views != float64(cfg.Track.Judges*cfg.Track.Visits)/float64(cfg.Track.Projects) {
+		t.Fatalf("track views: %v unseen, %v per project", tr.Unseen, tr.Views)
+	}
+	// An event begun before the rule leaves some unseen on some seed.
+	cfg.EarlierTrackRule = true
+	unseen := 0.0
+	for seed := uint64(1); seed <= 4; seed++ {
+		r, err := RunOn(cfg, seed, Local(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		unseen += r.Track.Unseen
+	}
+	if unseen == 0 {
+		t.Fatal("the earlier rule left no track project unseen in 4 events")
+	}
 }

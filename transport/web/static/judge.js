@@ -7,16 +7,22 @@ import { Outbox } from './queue.js';
 import { acknowledged, loadJudged, renderJudged } from './ranking.js';
 import { nextProject, reconcile, showInner, showStatus, showUndo, updatePausedNotice } from './visit.js';
 
-const views = ['#view-login', '#view-join', '#view-app'].map((s) => $(s));
+const views = ['#view-login', '#view-join', '#view-joined', '#view-app'].map((s) => $(s));
 
 function showOnly(sel) {
   $('#loading').hidden = true;
   show($(sel), ...views.filter((v) => v !== $(sel)));
 }
 
-if ('serviceWorker' in navigator) {
-  // The app shell is kept on the phone so the app opens without a network.
-  navigator.serviceWorker.register('/sw.js').catch(() => { /* plain http on a LAN: no offline shell */ });
+// The app shell is kept on the phone so the app opens without a network. Browsers
+// allow a service worker only on https or localhost: on plain http over a LAN there is
+// none, and the judge is told not to reload while offline (docs/behaviour.md#trust-on-the-floor).
+let noShell = !('serviceWorker' in navigator);
+if (!noShell) {
+  navigator.serviceWorker.register('/sw.js').catch(() => {
+    noShell = true;
+    updateOffline();
+  });
 }
 
 // ---------- boot ----------
@@ -60,7 +66,7 @@ function showError(e) {
 
 // ---------- login and join ----------
 
-async function login(typed) {
+async function login(typed, joined = false) {
   const err = $('#login-error');
   err.hidden = true;
   // Codes are read out and typed in groups ("7970 5407"): spaces are not part of them.
@@ -76,6 +82,7 @@ async function login(typed) {
     $('#login-code').focus();
     return false;
   }
+  if (joined) await showJoinedCode(code);
   await startApp();
   return true;
 }
@@ -126,7 +133,19 @@ function setupJoin(code, track) {
       return;
     }
     history.replaceState(null, '', '/');
-    await login(String(res.code));
+    await login(String(res.code), true);
+  });
+}
+
+// showJoinedCode shows a judge who just signed up by QR its login code, once, with a
+// line to keep it (docs/behaviour.md#trust-on-the-floor); the app starts when the
+// judge says it has kept it.
+function showJoinedCode(code) {
+  showOnly('#view-joined');
+  $('#joined-code').textContent = code.length === 8 ? `${code.slice(0, 4)} ${code.slice(4)}` : code;
+  $('#joined-title').focus();
+  return new Promise((resolve) => {
+    $('#joined-ok').addEventListener('click', () => resolve(), { once: true });
   });
 }
 
@@ -193,6 +212,7 @@ function listen() {
   S.outbox = new Outbox({ changed: syncStatus, done: onDone, refused: onRefused, drained: resync });
   window.addEventListener('storage', (ev) => {
     if (ev.key === storageName('queue')) { syncStatus(S.outbox.items().length, S.outbox.state); renderJudged(); }
+    if (ev.key === storageName('deferred')) syncStatus(S.outbox.items().length, S.outbox.state);
   });
   window.addEventListener('online', updateOffline);
   window.addEventListener('offline', updateOffline);
@@ -208,21 +228,40 @@ function listen() {
 function updateOffline() {
   const offline = !navigator.onLine;
   const el = $('#notice-offline');
-  el.textContent = offline
+  const keep = noShell ? ' Do not reload this page until the connection is back.' : '';
+  el.textContent = (offline
     ? 'You are offline. Keep judging: what you do is kept on this phone and sent when the connection is back.'
-    : 'Live connection lost, reconnecting… What you do is kept on this phone meanwhile.';
+    : 'Live connection lost, reconnecting… What you do is kept on this phone meanwhile.') + keep;
   el.hidden = !offline && S.socketUp;
+  $('#notice-nosw').hidden = !noShell;
 }
 
+// syncStatus says what has not reached the server yet: the outbox's n actions, and
+// skips kept on the phone until the server sends the judge that project; "✓ All
+// saved" only when there is neither (docs/behaviour.md#judge-app).
 function syncStatus(n, state) {
   const el = $('#sync');
   const what = n === 1 ? '1 action' : `${n} actions`;
-  if (n === 0) el.textContent = '✓ All saved';
-  else if (state === 'auth') el.textContent = `${what} waiting to send: log in again to send them.`;
-  else if (state === 'sending') el.textContent = `Sending ${what}…`;
-  else el.textContent = `${what} waiting to send`;
-  el.classList.toggle('pending', n > 0);
+  let text = ''; // nothing waits
+  if (n > 0 && state === 'auth') text = `${what} waiting to send: log in again to send them.`;
+  else if (n > 0 && state === 'sending') text = `Sending ${what}…`;
+  else if (n > 0) text = `${what} waiting to send`;
+  const skips = deferredSkips();
+  if (skips.length) {
+    const said = skips.length === 1
+      ? `1 skip waits until the server sends you ${skips[0]}`
+      : `${skips.length} skips wait until the server sends you ${skips.join(', ')}`;
+    text = text ? `${text}; ${said[0].toLowerCase()}${said.slice(1)}` : said;
+  }
+  el.textContent = text || '✓ All saved';
+  el.classList.toggle('pending', !!text);
   if (state === 'auth') showLoginAgain();
+}
+
+// deferredSkips names the skips kept on the phone (visit.js: skips of projects the
+// server had not sent the judge to).
+function deferredSkips() {
+  return Object.entries(load('deferred', {})).map(([, d]) => (d && d.name ? `“${d.name}”` : 'that project'));
 }
 
 // showLoginAgain asks for the code again when the session ended (a login on another

@@ -141,11 +141,13 @@ async function showNext(res) {
     return;
   }
   const deferred = load('deferred', {});
-  if (deferred[res.project_id]) {
+  const d = deferred[res.project_id];
+  if (d) {
     // The judge skipped this project while the server could not be told which one.
-    S.outbox.add('skip', 'POST', '/api/judge/skip', { reason: deferred[res.project_id] }, { id: res.project_id, label: 'a skip made offline' });
     delete deferred[res.project_id];
     save('deferred', deferred);
+    const reason = typeof d === 'string' ? d : d.reason; // a string: kept by an earlier build
+    S.outbox.add('skip', 'POST', '/api/judge/skip', { reason }, { id: res.project_id, label: 'a skip made offline' });
     S.busy = false;
     setTimeout(nextProject, 0);
     return;
@@ -185,6 +187,8 @@ export function reconcile(cur) {
     showProject(cur).catch((e) => toast(e.message, true));
   } else if (cur && v.local) {
     save('visit', { id: cur, local: false });
+  } else if (!cur && v && v.local) {
+    announceVisit(v.id);
   } else if (!cur && v && !v.local) {
     save('visit', undefined);
     toast('Your project was released by the organisers.');
@@ -194,6 +198,27 @@ export function reconcile(cur) {
   } else {
     updatePausedNotice();
   }
+}
+
+// announced holds the visits begun offline the server refused to hold (at most one
+// try each per page: the finish will say why again, with the notes kept).
+const announced = new Set();
+
+// announceVisit tells the server the judge stands at a project it walked to offline
+// (an upcoming one), so the organisers see it as the judge's current project
+// (docs/behaviour.md#offered-projects-only).
+async function announceVisit(id) {
+  if (announced.has(id)) return;
+  announced.add(id);
+  try {
+    await api('POST', '/api/judge/at', { project: id });
+  } catch (e) {
+    if (e.status === 0 || e.status >= 500 || e.status === 429) announced.delete(id); // tried again on the next resync
+    else toast(`The server cannot hold this visit: ${e.message}`, true);
+    return;
+  }
+  const v = load('visit', null);
+  if (v && v.id === id) save('visit', { id, local: false });
 }
 
 // ---------- the project on screen ----------
@@ -364,8 +389,9 @@ $('#skip-form').addEventListener('submit', async (ev) => {
   if (!p || !v) return;
   if (v.local) {
     // The server does not know the judge is here: the skip is sent if the server ever
-    // assigns this project (docs/behaviour.md#judge-app).
-    save('deferred', { ...load('deferred', {}), [p.id]: r.value });
+    // assigns this project (docs/behaviour.md#judge-app); the status line says it waits.
+    save('deferred', { ...load('deferred', {}), [p.id]: { reason: r.value, name: p.name } });
+    S.outbox.setState(S.outbox.state);
   } else {
     S.outbox.add('skip', 'POST', '/api/judge/skip', { reason: r.value }, { id: p.id, label: `skipping “${p.name}”` });
   }
@@ -375,7 +401,10 @@ $('#skip-form').addEventListener('submit', async (ev) => {
   save('undo', undefined);
   hideUndo();
   S.project = null;
-  toast('Skipped.');
+  let said = 'Skipped.';
+  if (r.value === 'conflict') said = 'You won’t be sent to this project again; it does not count against the team.';
+  else if (v.local) said = 'Skipped; kept on this phone until the server sends you this project.';
+  toast(said);
   await nextProject();
 });
 
