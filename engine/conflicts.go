@@ -65,8 +65,9 @@ type ConflictPair struct {
 }
 
 // ConflictsAdd adds conflicts of interest from an admin's import (POST
-// /api/admin/conflicts/csv): all or none. The result is the number added (pairs
-// already known are left as they are).
+// /api/admin/conflicts/csv): all or none. The result is a ConflictsAdded: the number
+// added (pairs already known are left as they are) and the pairs whose judge already
+// judged the project (docs/behaviour.md#a-conflict-found-after-the-judgement).
 type ConflictsAdd struct {
 	Pairs []ConflictPair `json:"pairs"`
 }
@@ -89,8 +90,13 @@ func (cmd *ConflictsAdd) apply(s *State, c *Ctx) (any, error) {
 			n++
 		}
 	}
-	c.logf("imported %d conflicts of interest", n)
-	return n, nil
+	judged := s.judgedConflicts(cmd.Pairs)
+	if len(judged) > 0 {
+		c.logf("imported %d conflicts of interest; %d of the imported pairs were already judged by that judge", n, len(judged))
+	} else {
+		c.logf("imported %d conflicts of interest", n)
+	}
+	return ConflictsAdded{Added: n, Judged: judged}, nil
 }
 
 // ConflictRemove removes a conflict of interest (DELETE
@@ -135,6 +141,9 @@ type ConflictView struct {
 	ProjectID   ID     `json:"project_id"`
 	ProjectName string `json:"project_name"`
 	Source      string `json:"source"`
+	// Judged: the judge has a finished view of the project that still counts
+	// (docs/behaviour.md#a-conflict-found-after-the-judgement).
+	Judged bool `json:"judged"`
 }
 
 // ConflictsView lists the conflicts of judges and projects that still exist, oldest
@@ -147,7 +156,8 @@ func (s *State) ConflictsView() []ConflictView {
 		if !ok || !ok2 {
 			continue
 		}
-		out = append(out, ConflictView{JudgeID: j.ID, JudgeName: j.Name, ProjectID: p.ID, ProjectName: p.Name, Source: cf.Source})
+		out = append(out, ConflictView{JudgeID: j.ID, JudgeName: j.Name, ProjectID: p.ID, ProjectName: p.Name, Source: cf.Source,
+			Judged: j.seenIndex(p.ID) >= 0})
 	}
 	return out
 }

@@ -1,5 +1,7 @@
 package engine
 
+import "strings"
+
 func init() {
 	register(func() Command { return &EmailSkipped{} })
 }
@@ -13,7 +15,7 @@ type MailRecipient struct {
 
 // EmailSkipped records that login-code emails were not sent because no SMTP server is
 // configured (docs/behaviour.md#email). The outbox submits it with Judges: their pending mails become
-// skipped, with one audit line each. Recipients is the older form kept for journals
+// skipped, with one audit line each (Judges may name projects: their team-link mails). Recipients is the older form kept for journals
 // written before mails were part of the state: audit lines only. It never carries the
 // login code.
 type EmailSkipped struct {
@@ -33,13 +35,17 @@ func (cmd *EmailSkipped) apply(s *State, c *Ctx) (any, error) {
 			return nil, err
 		}
 		for _, id := range ids {
-			s.Mail[id] = LoginMail{Status: MailSkipped, At: c.Time, Reason: reason}
+			s.Mail[id] = LoginMail{Status: MailSkipped, At: c.Time, Reason: reason, Base: s.Mail[id].Base}
 		}
 		for _, id := range ids {
+			if p, ok := s.Projects[id]; ok { // a team-link mail: never the link
+				c.logf("team link email to %s (table %d) <%s> skipped: %s", p.Name, p.Location, strings.Join(p.ContactEmails, ", "), reason)
+				continue
+			}
 			j := s.Judges[id]
 			c.logf("login code email to %s <%s> skipped: %s", j.Name, j.Email, reason)
 		}
-		c.changed("judge", ids...)
+		s.mailChanged(c, ids)
 		return nil, nil
 	}
 	for _, r := range cmd.Recipients {

@@ -312,7 +312,7 @@ func TestConflictSkipAndAdminConflicts(t *testing.T) {
 	// An admin conflict with k's current project releases it.
 	q := r.next(k).ProjectID
 	r.fails(KindInvalid, Admin, &ConflictsAdd{Pairs: []ConflictPair{{Row: 2, Judge: k, Project: q}, {Row: 3, Judge: k, Project: testID(999)}}})
-	if n := r.must(Admin, &ConflictsAdd{Pairs: []ConflictPair{{Row: 2, Judge: k, Project: q}, {Row: 3, Judge: j, Project: p}}}).(int); n != 1 {
+	if n := r.must(Admin, &ConflictsAdd{Pairs: []ConflictPair{{Row: 2, Judge: k, Project: q}, {Row: 3, Judge: j, Project: p}}}).(ConflictsAdded).Added; n != 1 {
 		t.Fatalf("added %d, want 1 (j's is known)", n)
 	}
 	if !r.judge(k).Current.IsZero() || !hasJudgeEvent(r.evs, k, "conflict of interest") {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 )
@@ -11,6 +12,13 @@ import (
 // failover never sends a mail twice. The record names the judge only: the login code,
 // name and address are read from the judge when the mail is sent, and no record or
 // audit line ever carries the code.
+//
+// A project's team-link mail (docs/behaviour.md#team-links-by-mail) lives in the same
+// map under the project's id (ids of judges and projects never collide, Ctx.newID) and
+// goes through the same states and commands: QueueTeamMails queues it, the outbox
+// claims it, sends it to every contact address and records the outcome. Its record
+// carries the link's base address, never the token: the outbox reads the project's
+// current token when it sends, and no audit line ever carries it.
 
 // The states of a login-code mail.
 const (
@@ -31,6 +39,9 @@ type LoginMail struct {
 	At int64 `json:"at"`
 	// Reason says why the mail failed, was skipped or has an unknown outcome.
 	Reason string `json:"reason,omitempty"`
+	// Base is a team-link mail's link base (PUBLIC_URL, or the address the organiser
+	// used): the link is Base/team/<token>. Empty for login-code mails.
+	Base string `json:"base,omitempty"`
 }
 
 // MailView is a judge's mail state on the admin's judge list.
@@ -40,26 +51,33 @@ type MailView struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// MailWork is what the outbox has to do: pending mails (in judge creation order) and
-// mails claimed by an outbox other than the asking one.
+// MailWork is what the outbox has to do: pending mails (login codes in judge creation
+// order, then team links by table) and mails claimed by an outbox other than the
+// asking one.
 type MailWork struct {
 	Pending []ID
-	Claimed map[ID]string // judge -> claim
+	Claimed map[ID]string // judge or project -> claim
 }
 
-// MailWork lists the pending mails (at most max, in creation order) and the mails
-// claimed by anyone but claim.
+// MailWork lists the pending mails (at most max: login codes in judge creation order,
+// then team links by table) and the mails claimed by anyone but claim.
 func (s *State) MailWork(claim string, max int) MailWork {
 	var w MailWork
 	if len(s.Mail) == 0 {
 		return w
 	}
+	var teams []*Project
 	for id, m := range s.Mail {
 		if m.Status == MailSending && m.Claim != claim {
 			if w.Claimed == nil {
 				w.Claimed = map[ID]string{}
 			}
 			w.Claimed[id] = m.Claim
+		}
+		if m.Status == MailPending {
+			if p, ok := s.Projects[id]; ok {
+				teams = append(teams, p)
+			}
 		}
 	}
 	for _, id := range s.JudgeOrder {
@@ -70,10 +88,23 @@ func (s *State) MailWork(claim string, max int) MailWork {
 			w.Pending = append(w.Pending, id)
 		}
 	}
+	sort.Slice(teams, func(a, b int) bool {
+		if teams[a].Location != teams[b].Location {
+			return teams[a].Location < teams[b].Location
+		}
+		return bytes.Compare(teams[a].ID[:], teams[b].ID[:]) < 0
+	})
+	for _, p := range teams {
+		if len(w.Pending) >= max {
+			break
+		}
+		w.Pending = append(w.Pending, p.ID)
+	}
 	return w
 }
 
-// MailOf returns the state of judge id's login-code mail.
+// MailOf returns the state of judge id's login-code mail, or of project id's team-link
+// mail.
 func (s *State) MailOf(id ID) (LoginMail, bool) {
 	m, ok := s.Mail[id]
 	return m, ok
@@ -103,19 +134,30 @@ func init() {
 		func() Command { return &RecordMailFailed{} },
 		func() Command { return &ReleaseMail{} },
 		func() Command { return &ReportMailUnknown{} },
+		func() Command { return &QueueTeamMails{} },
 	)
 }
 
-// mailTargets checks ids for a mail command: every judge exists (404 otherwise) and its
-// mail is in one of the states ok allows (409 otherwise). It returns the ids without
-// duplicates; all or nothing.
+// mailTargets checks ids for a mail command: every id is a judge (login-code mail) or
+// a project (team-link mail) that exists (404 otherwise) and its mail is in one of the
+// states ok allows (409 otherwise). It returns the ids without duplicates; all or
+// nothing.
 func (s *State) mailTargets(ids []ID, what string, ok func(m LoginMail, has bool) bool) ([]ID, error) {
 	if len(ids) == 0 {
 		return nil, invalidf("no judges given")
 	}
-	known, err := s.knownJudges(ids)
-	if err != nil {
-		return nil, err
+	known := make([]ID, 0, len(ids))
+	seen := make(map[ID]bool, len(ids))
+	for _, id := range ids {
+		_, judge := s.Judges[id]
+		_, project := s.Projects[id]
+		if !judge && !project {
+			return nil, notFoundf("judge %s not found", id)
+		}
+		if !seen[id] {
+			seen[id] = true
+			known = append(known, id)
+		}
 	}
 	for _, id := range known {
 		m, has := s.Mail[id]
@@ -124,22 +166,66 @@ func (s *State) mailTargets(ids []ID, what string, ok func(m LoginMail, has bool
 			if has {
 				state = m.Status
 			}
-			return nil, conflictf("the login code email of judge %s cannot be %s: it is %s", s.Judges[id].Name, what, state)
+			return nil, conflictf("the %s cannot be %s: it is %s", s.mailName(id), what, state)
 		}
 	}
 	return known, nil
 }
 
-// mailLog writes one audit line per judge (the code never appears: name and address
-// only), or one summary line when there are many.
+// mailName names a mail in an error: "login code email of judge X" or "team link email
+// of project X".
+func (s *State) mailName(id ID) string {
+	if p, ok := s.Projects[id]; ok {
+		return "team link email of project " + p.Name
+	}
+	return "login code email of judge " + s.Judges[id].Name
+}
+
+// splitMails separates the ids of a mail command into judges and projects.
+func (s *State) splitMails(ids []ID) (judges, projects []ID) {
+	for _, id := range ids {
+		if _, ok := s.Projects[id]; ok {
+			projects = append(projects, id)
+		} else {
+			judges = append(judges, id)
+		}
+	}
+	return judges, projects
+}
+
+// mailChanged tells admins which judges and projects a mail command changed.
+func (s *State) mailChanged(c *Ctx, ids []ID) {
+	judges, projects := s.splitMails(ids)
+	if len(judges) > 0 {
+		c.changed("judge", judges...)
+	}
+	if len(projects) > 0 {
+		c.changed("project", projects...)
+	}
+}
+
+// mailLog writes one audit line per mail (never a code or a team link: name and
+// address only, a project by its name and table), or one summary line per kind when
+// there are many. many and one are worded for login-code mails; team-link mails say
+// "team link" instead.
 func (s *State) mailLog(c *Ctx, ids []ID, many, one string, detail string) {
-	if len(ids) > 10 {
-		c.logf("%s %d judges%s", many, len(ids), detail)
+	judges, projects := s.splitMails(ids)
+	if len(judges) > 10 {
+		c.logf("%s %d judges%s", many, len(judges), detail)
+	} else {
+		for _, id := range judges {
+			j := s.Judges[id]
+			c.logf("%s %s <%s>%s", one, j.Name, j.Email, detail)
+		}
+	}
+	many, one = strings.Replace(many, "login code", "team link", 1), strings.Replace(one, "login code", "team link", 1)
+	if len(projects) > 10 {
+		c.logf("%s %d projects%s", many, len(projects), detail)
 		return
 	}
-	for _, id := range ids {
-		j := s.Judges[id]
-		c.logf("%s %s <%s>%s", one, j.Name, j.Email, detail)
+	for _, id := range projects {
+		p := s.Projects[id]
+		c.logf("%s %s (table %d) <%s>%s", one, p.Name, p.Location, strings.Join(p.ContactEmails, ", "), detail)
 	}
 }
 
@@ -153,13 +239,16 @@ type QueueMail struct {
 func (*QueueMail) Kind() string { return "email.queue" }
 
 func (cmd *QueueMail) apply(s *State, c *Ctx) (any, error) {
+	if _, err := s.knownJudges(cmd.Judges); err != nil {
+		return nil, err // judges only: team-link mails are queued by QueueTeamMails
+	}
 	ids, err := s.mailTargets(cmd.Judges, "queued", func(m LoginMail, has bool) bool { return !has || m.Status != MailSending })
 	if err != nil {
 		return nil, err
 	}
 	s.queueMails(c, ids)
 	s.mailLog(c, ids, "login code emails queued for", "login code email queued for", "")
-	c.changed("judge", ids...)
+	s.mailChanged(c, ids)
 	return nil, nil
 }
 
@@ -183,9 +272,9 @@ func (cmd *ClaimMail) apply(s *State, c *Ctx) (any, error) {
 		return nil, err
 	}
 	for _, id := range ids {
-		s.Mail[id] = LoginMail{Status: MailSending, Claim: cmd.Claim, At: c.Time}
+		s.Mail[id] = LoginMail{Status: MailSending, Claim: cmd.Claim, At: c.Time, Base: s.Mail[id].Base}
 	}
-	c.changed("judge", ids...)
+	s.mailChanged(c, ids)
 	return nil, nil
 }
 
@@ -212,10 +301,10 @@ func (cmd *RecordMailSent) apply(s *State, c *Ctx) (any, error) {
 		return nil, err
 	}
 	for _, id := range ids {
-		s.Mail[id] = LoginMail{Status: MailSent, Claim: cmd.Claim, At: c.Time}
+		s.Mail[id] = LoginMail{Status: MailSent, Claim: cmd.Claim, At: c.Time, Base: s.Mail[id].Base}
 	}
 	s.mailLog(c, ids, "login code emails sent to", "login code email sent to", "")
-	c.changed("judge", ids...)
+	s.mailChanged(c, ids)
 	return nil, nil
 }
 
@@ -242,10 +331,10 @@ func (cmd *RecordMailFailed) apply(s *State, c *Ctx) (any, error) {
 	}
 	reason := mailReason(cmd.Reason, "delivery failed")
 	for _, id := range ids {
-		s.Mail[id] = LoginMail{Status: MailFailed, Claim: cmd.Claim, At: c.Time, Reason: reason}
+		s.Mail[id] = LoginMail{Status: MailFailed, Claim: cmd.Claim, At: c.Time, Reason: reason, Base: s.Mail[id].Base}
 	}
 	s.mailLog(c, ids, "login code emails failed for", "login code email failed for", ": "+reason)
-	c.changed("judge", ids...)
+	s.mailChanged(c, ids)
 	return nil, nil
 }
 
@@ -279,9 +368,9 @@ func (cmd *ReleaseMail) apply(s *State, c *Ctx) (any, error) {
 		return nil, err
 	}
 	for _, id := range ids {
-		s.Mail[id] = LoginMail{Status: MailPending, At: c.Time}
+		s.Mail[id] = LoginMail{Status: MailPending, At: c.Time, Base: s.Mail[id].Base}
 	}
-	c.changed("judge", ids...)
+	s.mailChanged(c, ids)
 	return nil, nil
 }
 
@@ -311,14 +400,84 @@ func (cmd *ReportMailUnknown) apply(s *State, c *Ctx) (any, error) {
 	}
 	for _, id := range ids {
 		if s.Mail[id].Claim != cmd.Claims[id] {
-			return nil, conflictf("the login code email of judge %s was claimed again", s.Judges[id].Name)
+			return nil, conflictf("the %s was claimed again", s.mailName(id))
 		}
 	}
-	reason := mailReason(cmd.Reason, "the server sending it stopped before recording the outcome") + "; resend it if the judge did not get it"
-	for _, id := range ids {
-		s.Mail[id] = LoginMail{Status: MailUnknown, Claim: cmd.Claims[id], At: c.Time, Reason: reason}
+	reason := mailReason(cmd.Reason, "the server sending it stopped before recording the outcome")
+	judges, projects := s.splitMails(ids)
+	for _, group := range []struct {
+		ids    []ID
+		reason string
+	}{{judges, reason + "; resend it if the judge did not get it"}, {projects, reason + "; send it again if the team did not get it"}} {
+		if len(group.ids) == 0 {
+			continue
+		}
+		for _, id := range group.ids {
+			s.Mail[id] = LoginMail{Status: MailUnknown, Claim: cmd.Claims[id], At: c.Time, Reason: group.reason, Base: s.Mail[id].Base}
+		}
+		s.mailLog(c, group.ids, "login code emails with unknown outcome for", "login code email outcome unknown for", ": "+group.reason)
 	}
-	s.mailLog(c, ids, "login code emails with unknown outcome for", "login code email outcome unknown for", ": "+reason)
-	c.changed("judge", ids...)
+	s.mailChanged(c, ids)
 	return nil, nil
+}
+
+// QueueTeamMails queues the team-link mail of every active project that has contact
+// emails and a team link (POST /api/admin/team-links/send): again for a project whose
+// mail went out before (a team that lost it), but not for one being sent right now.
+// Base is the links' base address (docs/behaviour.md#team-links-by-mail).
+type QueueTeamMails struct {
+	Base string `json:"base"`
+}
+
+// TeamMailsQueued is the result of QueueTeamMails: how many mails were queued, and how
+// many active projects were left out for having no contact email, no team link yet, or
+// a mail being sent.
+type TeamMailsQueued struct {
+	Queued       int `json:"queued"`
+	WithoutEmail int `json:"without_email"`
+	WithoutLink  int `json:"without_link"`
+	Sending      int `json:"sending"`
+}
+
+// Kind implements Command.
+func (*QueueTeamMails) Kind() string { return "email.queue_team" }
+
+func (cmd *QueueTeamMails) apply(s *State, c *Ctx) (any, error) {
+	base := strings.TrimRight(strings.TrimSpace(cmd.Base), "/")
+	if base == "" {
+		return nil, invalidf("the team links' base address is required")
+	}
+	if err := checkURL("base", base); err != nil {
+		return nil, err
+	}
+	var res TeamMailsQueued
+	var ids []ID
+	for _, p := range s.ProjectsByLocation() {
+		switch {
+		case !p.Active:
+			continue
+		case len(p.ContactEmails) == 0:
+			res.WithoutEmail++
+		case p.TeamToken == "":
+			res.WithoutLink++
+		case s.Mail[p.ID].Status == MailSending:
+			res.Sending++
+		default:
+			ids = append(ids, p.ID)
+		}
+	}
+	for _, id := range ids {
+		s.Mail[id] = LoginMail{Status: MailPending, At: c.Time, Base: base}
+	}
+	res.Queued = len(ids)
+	if len(ids) > 0 {
+		s.mailLog(c, ids, "login code emails queued for", "login code email queued for", "")
+		c.changed("project", ids...)
+	} else {
+		c.logf("no team link emails to queue")
+	}
+	if res.WithoutEmail > 0 {
+		c.logf("team link emails not queued for %d projects without contact email", res.WithoutEmail)
+	}
+	return res, nil
 }

@@ -279,6 +279,7 @@ func (cmd *DeleteProject) apply(s *State, c *Ctx) (any, error) {
 		s.maxLocOK = false
 	}
 	delete(s.Projects, pid)
+	delete(s.Mail, pid) // a team-link mail being sent finds its project gone and is not recorded
 	s.forgetProject(pid)
 	s.scoresChanged()
 	c.logf("deleted project %s (table %d)", p.Name, p.Location)

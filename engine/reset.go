@@ -106,6 +106,9 @@ func (s *State) removeAllProjects(c *Ctx) {
 		all[id] = true
 	}
 	s.releaseJudgesOn(c, all, "reset")
+	for _, id := range ids {
+		delete(s.Mail, id) // team-link mails
+	}
 	s.Projects = map[ID]*Project{}
 	c.changed("project", ids...)
 }
@@ -115,7 +118,9 @@ func (s *State) removeAllJudges(c *Ctx) {
 	ids := append([]ID{}, s.JudgeOrder...)
 	s.Judges = map[ID]*Judge{}
 	s.JudgeOrder = []ID{}
-	s.Mail = map[ID]LoginMail{}
+	for _, id := range ids {
+		delete(s.Mail, id) // login-code mails; team-link mails stay with their projects
+	}
 	c.changed("judge", ids...)
 }
 

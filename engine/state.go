@@ -34,8 +34,9 @@ type State struct {
 	// Content is the public content of docs/behaviour.md#public-content-api.
 	Content Content `json:"content"`
 
-	// Mail holds the login-code mails by judge (mail.go): pending ones survive restarts
-	// and failovers, sent ones are never sent again.
+	// Mail holds the login-code mails by judge and the team-link mails by project
+	// (mail.go): pending ones survive restarts and failovers, sent ones are never sent
+	// again.
 	Mail map[ID]LoginMail `json:"mail"`
 
 	// Conflicts lists the conflicts of interest, oldest first (conflicts.go); Undo holds

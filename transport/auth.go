@@ -261,6 +261,7 @@ func (s *Server) judgeAuth(c *fiber.Ctx) error {
 	if err := s.limitJudgeWrites(c, id); err != nil {
 		return err
 	}
+	s.notePlainJudge(c, id)
 	c.Locals(localJudge, id)
 	return c.Next()
 }

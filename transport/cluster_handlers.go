@@ -117,7 +117,7 @@ func (s *Server) watchReplicatedChanges(cc *contentCache) {
 		return
 	}
 	ah.SetApplyHook(func(kind string) {
-		if kind == "" || kind == "judge.create" || kind == "email.queue" {
+		if kind == "" || kind == "judge.create" || kind == "email.queue" || kind == "email.queue_team" {
 			s.mailQueued() // mails queued on another node: the leader's outbox starts now
 		}
 		if kind == "" || kind == "admin.reset" || strings.HasPrefix(kind, "content.") {

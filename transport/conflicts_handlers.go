@@ -17,6 +17,7 @@ func (s *Server) routesConflicts(r fiber.Router) {
 	r.Post("/admin/conflicts/csv", s.adminAuth, s.importConflicts)
 	r.Get("/admin/conflicts", s.adminAuth, s.listConflicts)
 	r.Delete("/admin/conflicts/:judge/:project", s.adminAuth, s.removeConflict)
+	r.Delete("/admin/conflicts/:judge/:project/judgement", s.adminAuth, s.dropConflictedJudgement)
 }
 
 // conflictRow is one row of a conflicts CSV: who (a judge's email or login code) and
@@ -100,7 +101,9 @@ func resolveConflicts(st *engine.State, rows []conflictRow, hasHeader bool) ([]e
 	return out, nil
 }
 
-// importConflicts handles POST /api/admin/conflicts/csv: all rows or none.
+// importConflicts handles POST /api/admin/conflicts/csv: all rows or none. The answer
+// lists the pairs whose judge already judged the project (judged), for the organiser
+// to keep or remove (docs/behaviour.md#a-conflict-found-after-the-judgement).
 func (s *Server) importConflicts(c *fiber.Ctx) error {
 	up, err := readUpload(c)
 	if err != nil {
@@ -119,7 +122,8 @@ func (s *Server) importConflicts(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"ok": 1, "added": res.(int)})
+	added := res.(engine.ConflictsAdded)
+	return c.JSON(fiber.Map{"ok": 1, "added": added.Added, "judged": added.Judged})
 }
 
 // listConflicts handles GET /api/admin/conflicts.
@@ -140,4 +144,18 @@ func (s *Server) removeConflict(c *fiber.Ctx) error {
 		return err
 	}
 	return s.submitOK(c, &engine.ConflictRemove{Judge: jid, Project: pid})
+}
+
+// dropConflictedJudgement handles DELETE /api/admin/conflicts/:judge/:project/judgement:
+// the judge's finished view of the project leaves the judging data; the conflict stays.
+func (s *Server) dropConflictedJudgement(c *fiber.Ctx) error {
+	jid, err := paramID(c, "judge")
+	if err != nil {
+		return err
+	}
+	pid, err := paramID(c, "project")
+	if err != nil {
+		return err
+	}
+	return s.submitOK(c, &engine.ConflictDropJudgement{Judge: jid, Project: pid})
 }

@@ -128,7 +128,8 @@ func TestConformanceProjectAndOptionFields(t *testing.T) {
 	ts.must(200, "GET", "/api/project/list", nil, asAdmin, &list)
 	wantKeys(t, "admin project", list[0], "id", "name", "location", "description", "url", "try_link", "video_link",
 		"challenge_list", "seen", "track_seen", "score", "stars", "track_stars", "active", "prioritized", "group", "last_activity",
-		"rating", "rating_sd", "rank", "p_top") // docs/behaviour.md#ratings
+		"rating", "rating_sd", "rank", "p_top", // docs/behaviour.md#ratings
+		"contact_emails") // docs/behaviour.md#after-judging
 	wantKinds(t, "admin project", list[0], map[string]string{"location": "int", "challenge_list": "array",
 		"track_seen": "object", "track_stars": "object", "score": "int", "stars": "int", "group": "int", "last_activity": "int",
 		"rank": "int"})

@@ -52,6 +52,7 @@ func (s *Server) routesContent(r fiber.Router) {
 		r.Get("/v1/public/"+kind, h.public(i))
 	}
 	r.Get("/v1/public/winners", h.winners)
+	r.Get("/api/admin/public-api", s.adminAuth, h.status)
 	r.Put("/api/admin/content", s.adminAuth, h.replace)
 	r.Get("/api/admin/content/:kind", s.adminAuth, h.list)
 	r.Post("/api/admin/content/:kind", s.adminAuth, h.create)
@@ -92,6 +93,14 @@ func (h *contentHandlers) winners(c *fiber.Ctx) error {
 		return err
 	}
 	return b.send(c, publicCacheControlBytes)
+}
+
+// status answers GET /api/admin/public-api: whether the public content API serves
+// (PUBLIC_API_KEY set) or answers 503, for the dashboard's Site content tab
+// (docs/behaviour.md#public-api-state-on-the-dashboard). The key itself is never sent.
+func (h *contentHandlers) status(c *fiber.Ctx) error {
+	return c.JSON(fiber.Map{"enabled": h.keySet, "env": "PUBLIC_API_KEY", "header": "X-API-Key",
+		"paths": []string{"/v1/public/schedule", "/v1/public/sponsors", "/v1/public/faq", "/v1/public/winners"}})
 }
 
 // kindParam returns the :kind of a management route (404 when unknown).

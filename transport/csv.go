@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -90,7 +91,7 @@ func readCSV(data []byte) ([]csvRow, error) {
 				if pe.StartLine > linesBefore {
 					n = row + pe.StartLine - linesBefore
 				}
-				return nil, rowError(n, "malformed CSV: %v", pe.Err)
+				return nil, quoteError(data, byte(comma), n, pe)
 			}
 			return nil, badRequest("cannot read the CSV file: %v", err)
 		}
@@ -114,6 +115,68 @@ func readCSV(data []byte) ([]csvRow, error) {
 		rows = append(rows, csvRow{num: row, cells: rec})
 	}
 	return rows, nil
+}
+
+// quoteError says in plain words what is wrong with the quoting that encoding/csv
+// refused (docs/behaviour.md#csv-errors-in-plain-words), naming the spreadsheet row
+// (row) and the column of the cell: a quote mark that is never closed, text after a
+// closing quote mark, or a quote mark in the middle of a cell that is not quoted.
+func quoteError(data []byte, comma byte, row int, pe *csv.ParseError) error {
+	start, at := lineOffset(data, pe.StartLine), lineOffset(data, pe.Line)+pe.Column-1
+	col := 1
+	quoted, cellStart := false, true
+	for i := start; i < at && i < len(data); i++ {
+		b := data[i]
+		switch {
+		case quoted:
+			if b == '"' {
+				if i+1 < len(data) && data[i+1] == '"' {
+					i++
+				} else {
+					quoted = false
+				}
+			}
+		case b == '"' && cellStart:
+			quoted, cellStart = true, false
+		case b == comma:
+			col++
+			cellStart = true
+		default:
+			cellStart = false
+		}
+	}
+	where := fmt.Sprintf("row %d, column %d (%s)", row, col, columnLetters(col))
+	const fix = "put the whole cell in quote marks and write each quote mark inside it twice, as in \"say \"\"hi\"\"\""
+	switch {
+	case errors.Is(pe.Err, csv.ErrBareQuote):
+		return badRequest("%s: a quote mark (\") in the middle of a cell: %s", where, fix)
+	case at >= len(data):
+		return badRequest("%s: this cell opens a quote mark (\") that is never closed, so everything after it would be one cell: close it, or remove it (inside a quoted cell, write a quote mark twice: \"\")", where)
+	default:
+		return badRequest("%s: text after the closing quote mark (\") of a quoted cell: %s", where, fix)
+	}
+}
+
+// lineOffset is the byte offset at which line (from 1) of data starts.
+func lineOffset(data []byte, line int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			return len(data)
+		}
+		off += i + 1
+	}
+	return off
+}
+
+// columnLetters names column n (from 1) as a spreadsheet does: A, B, …, Z, AA, AB, ….
+func columnLetters(n int) string {
+	var b []byte
+	for ; n > 0; n = (n - 1) / 26 {
+		b = append([]byte{byte('A' + (n-1)%26)}, b...)
+	}
+	return string(b)
 }
 
 // checkCSVShape walks the file once, without allocating, and refuses it when a row has
@@ -316,11 +379,16 @@ type projectImport struct {
 }
 
 // parseProjectsCSV reads the projects CSV of docs/behaviour.md#admin-operations: name, description, url, try_link?,
-// video_link?, challenge_list? (comma-separated).
+// video_link?, challenge_list? (comma-separated), contact_emails? (the column after
+// challenge_list; with a header row, the column named for emails instead: csvEmailColumn).
 func parseProjectsCSV(data []byte, hasHeader bool) (*projectImport, error) {
 	rows, err := readCSV(data)
 	if err != nil {
 		return nil, err
+	}
+	emailCol := 6
+	if hasHeader && len(rows) > 0 {
+		emailCol = csvEmailColumn(rows[0])
 	}
 	rows, err = dataRows(rows, hasHeader)
 	if err != nil {
@@ -338,6 +406,7 @@ func parseProjectsCSV(data []byte, hasHeader bool) (*projectImport, error) {
 			TryLink:       csvFirstLink(r.cell(3)),
 			VideoLink:     csvFirstLink(r.cell(4)),
 			ChallengeList: engine.SplitChallenges(r.cell(5)),
+			ContactEmails: csvEmails(r.cell(emailCol)),
 		}
 		if err := engine.CheckProject(&np); err != nil {
 			return nil, headerHint(rowError(r.num, "%s", err.Msg), r.num, hasHeader)
@@ -383,6 +452,7 @@ func parseSubmissionsCSV(data []byte) (*projectImport, error) {
 	if col[subTitle] < 0 {
 		return nil, badRequest("row %d: no \"Project Title\" column in the header", rows[0].num)
 	}
+	emailCols := submissionEmailColumns(rows[0])
 	out := &projectImport{projects: make([]engine.NewProject, 0, len(rows)), rows: make([]int, 0, len(rows))}
 	for _, r := range rows[1:] {
 		if r.blank() {
@@ -400,6 +470,10 @@ func parseSubmissionsCSV(data []byte) (*projectImport, error) {
 			VideoLink:     csvFirstLink(r.cell(col[subVideo])),
 			ChallengeList: engine.SplitChallenges(r.cell(col[subPrizes])),
 		}
+		for _, i := range emailCols {
+			np.ContactEmails = append(np.ContactEmails, r.cell(i))
+		}
+		np.ContactEmails = csvEmails(np.ContactEmails...)
 		if err := engine.CheckProject(&np); err != nil {
 			return nil, rowError(r.num, "%s", err.Msg)
 		}

@@ -27,6 +27,7 @@ func (s *Server) routesEnding(api fiber.Router) {
 	api.Delete("/admin/feedback/:judge/:project", s.adminAuth, s.removeFeedback)
 	api.Get("/admin/export/feedback", s.adminAuth, s.exportFeedback)
 	api.Get("/winners", s.publicWinners)
+	api.Get("/admin/floor-https", s.adminAuth, s.floorHTTPS)
 }
 
 func (s *Server) getPrizes(c *fiber.Ctx) error {

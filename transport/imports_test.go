@@ -195,7 +195,7 @@ func TestImportJudgesBadRowIsAtomic(t *testing.T) {
 		{"empty name", "a,b\n,x@example.com\n", "true", "row 2: name is required"},
 		{"unknown track", "A,a@example.com,NoSuchTrack\n", "", "row 1: track \"NoSuchTrack\" does not exist"},
 		{"duplicate in file", "A,a@example.com\nB,b@example.com\nC,A@Example.com\n", "", "row 3: email A@Example.com is also in row 1"},
-		{"bad quotes", "A,a@example.com\nB,\"b@example.com\nC,c@example.com\n", "", "row 2: malformed CSV"},
+		{"bad quotes", "A,a@example.com\nB,\"b@example.com\nC,c@example.com\n", "", "row 2, column 2 (B): this cell opens a quote mark"},
 		{"not utf-8", "A,a@example.com\nB\xe9,b@example.com\n", "", "row 2: the file is not valid UTF-8"},
 		{"header only", "name,email\n", "1", "no data rows"},
 		{"empty", "", "", "no data rows"},
@@ -391,7 +391,7 @@ func TestImportSubmissionsErrors(t *testing.T) {
 		t.Fatalf("bad row: %d %s", code, b)
 	}
 	code, b = ts.uploadCSV("/api/project/submissions", []byte("Project Title,Project Status\n\"unterminated,Submitted\n"), nil, asAdmin)
-	if code != 400 || !strings.Contains(string(b), "row 2: malformed CSV") {
+	if code != 400 || !strings.Contains(errorText(b), "row 2, column 1 (A): this cell opens a quote mark") {
 		t.Fatalf("bad quotes: %d %s", code, b)
 	}
 	if n := len(ts.projectList()); n != 0 {

@@ -71,7 +71,7 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 	c.call(200, "GET", "/api/group-info", nil, anon)
 
 	// Projects.
-	decode(c.call(200, "POST", "/api/project/new", map[string]any{"name": "Rover", "description": "d", "url": "https://github.com/a/rover", "challenge_list": "AI, Web"}, asAdmin), &id)
+	decode(c.call(200, "POST", "/api/project/new", map[string]any{"name": "Rover", "description": "d", "url": "https://github.com/a/rover", "challenge_list": "AI, Web", "contact_emails": "rover@example.com"}, asAdmin), &id)
 	p1 := id.ID
 	decode(c.call(200, "POST", "/api/project/new", map[string]any{"name": "Kiln"}, asAdmin), &id)
 	p2 := id.ID
@@ -177,6 +177,7 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 	c.call(200, "POST", "/api/judge/finish", map[string]any{"project": next.ProjectID, "notes": "solid"}, judge)
 	c.call(200, "GET", "/api/admin/conflicts", nil, asAdmin)
 	c.call(404, "DELETE", "/api/admin/conflicts/"+next.ProjectID+"/"+next.ProjectID, nil, asAdmin)
+	c.call(404, "DELETE", "/api/admin/conflicts/"+next.ProjectID+"/"+next.ProjectID+"/judgement", nil, asAdmin)
 	c.call(200, "GET", "/api/judge/deliberation", nil, judge)
 	c.call(401, "GET", "/api/judge/list", nil, judge)
 	c.call(200, "POST", "/api/admin/deliberation", map[string]any{"start": true}, asAdmin)
@@ -200,6 +201,7 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 	}
 
 	// Content.
+	c.call(200, "GET", "/api/admin/public-api", nil, asAdmin)
 	c.call(200, "POST", "/api/admin/content/schedule", map[string]any{"event_name": "Opening", "start_time": "2026-03-01T09:00:00Z", "end_time": "2026-03-01T09:30:00Z", "tags": []string{"main"}}, asAdmin)
 	c.call(400, "POST", "/api/admin/content/schedule", map[string]any{"event_name": "Backwards", "start_time": "2026-03-01T09:00:00Z", "end_time": "2026-03-01T08:00:00Z"}, asAdmin)
 	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
@@ -219,6 +221,7 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 	c.call(200, "PUT", "/api/judge/feedback/"+next.ProjectID, map[string]any{"feedback": "Great demo; show the latency numbers."}, judge)
 	c.call(404, "PUT", "/api/judge/feedback/000000000000000000000abc", map[string]any{"feedback": "x"}, judge)
 	c.call(200, "GET", "/api/admin/results", nil, asAdmin)
+	c.call(200, "GET", "/api/admin/floor-https", nil, asAdmin)
 	c.call(200, "PUT", "/api/admin/prizes", []map[string]any{{"name": "Best overall", "places": 3}, {"name": "Best AI", "track": "AI", "places": 1}}, asAdmin)
 	c.call(400, "PUT", "/api/admin/prizes", []map[string]any{{"name": "Best Web", "track": "Web3", "places": 1}}, asAdmin)
 	var prizes []struct{ ID, Name string }
@@ -242,6 +245,8 @@ func TestOpenAPIResponsesValidate(t *testing.T) {
 	}
 	c.call(404, "GET", "/api/team/not-a-team-token-at-all-0000", nil, anon)
 	c.call(200, "POST", "/api/admin/team-links/rotate/"+links[0].ID, nil, asAdmin)
+	c.call(200, "POST", "/api/admin/team-links/send", nil, asAdmin)
+	c.call(200, "GET", "/api/admin/team-links", nil, asAdmin)
 	c.call(200, "DELETE", "/api/admin/feedback/"+jsonField(t, c.call(200, "GET", "/api/admin/feedback", nil, asAdmin), "judge_id")+"/"+next.ProjectID, nil, asAdmin)
 	c.call(200, "DELETE", "/api/admin/winners/publish", nil, asAdmin)
 	c.call(409, "DELETE", "/api/admin/winners/publish", nil, asAdmin)

@@ -78,10 +78,11 @@ type Server struct {
 	obs     HTTPObserver
 	proxies []*net.IPNet
 
-	judgeLimit   *limiter // judge login
-	qrLimit      *limiter // QR routes
-	teamLimit    *limiter // team pages (GET /api/team/:token)
-	adminFails   *limiter // failed admin logins
+	judgeLimit   *limiter    // judge login
+	qrLimit      *limiter    // QR routes
+	teamLimit    *limiter    // team pages (GET /api/team/:token)
+	plain        plainJudges // judges seen over plain http from another machine
+	adminFails   *limiter    // failed admin logins
 	logins       *loginGuard
 	judgeWrite   *writeLimiter
 	lines        *lineLimiter  // rate-limited request log lines

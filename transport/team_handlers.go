@@ -24,6 +24,7 @@ func (s *Server) routesTeams(api fiber.Router) {
 	api.Get("/admin/team-links", s.adminAuth, s.listTeamLinks)
 	api.Get("/admin/team-links/qr/:id", s.adminAuth, s.teamLinkQR)
 	api.Post("/admin/team-links/rotate/:id", s.adminAuth, s.rotateTeamLink)
+	api.Post("/admin/team-links/send", s.adminAuth, s.sendTeamLinks)
 	api.Get("/admin/export/team-links", s.adminAuth, s.exportTeamLinks)
 	api.Get("/team/:token", s.teamPage)
 }
@@ -31,11 +32,36 @@ func (s *Server) routesTeams(api fiber.Router) {
 // teamLink is the link a team token opens: <PUBLIC_URL>/team/<token>, or the request's
 // own scheme and host without PUBLIC_URL.
 func (s *Server) teamLink(c *fiber.Ctx, token string) string {
+	return s.teamLinkBase(c) + "/team/" + token
+}
+
+// teamLinkBase is PUBLIC_URL, or the request's own scheme and host without it.
+func (s *Server) teamLinkBase(c *fiber.Ctx) string {
 	base := strings.TrimRight(s.cfg.PublicURL, "/")
 	if base == "" {
 		base = c.BaseURL()
 	}
-	return base + "/team/" + token
+	return base
+}
+
+// sendTeamLinks handles POST /api/admin/team-links/send: it queues the team-link mail
+// of every active project with contact emails (docs/behaviour.md#team-links-by-mail);
+// the outbox sends them like login-code mails (claimed and recorded through the log,
+// skipped without SMTP). It answers how many were queued and how many projects have no
+// contact email (a mail being sent right now is not queued again).
+func (s *Server) sendTeamLinks(c *fiber.Ctx) error {
+	if err := s.ensureTeamLinks(c); err != nil {
+		return err
+	}
+	res, err := s.submit(c, &engine.QueueTeamMails{Base: s.teamLinkBase(c)})
+	if err != nil {
+		return err
+	}
+	q := res.(engine.TeamMailsQueued)
+	if q.Queued > 0 {
+		s.mailQueued()
+	}
+	return c.JSON(fiber.Map{"ok": 1, "queued": q.Queued, "without_email": q.WithoutEmail, "sending": q.Sending})
 }
 
 // ensureTeamLinks gives every project without a team link one (a journaled command;
@@ -62,6 +88,8 @@ type teamLinkView struct {
 	Active        bool      `json:"active"`
 	ContactEmails []string  `json:"contact_emails"`
 	Link          string    `json:"link"`
+	// Mail is the team-link email's state (absent when none was queued).
+	Mail *engine.MailView `json:"mail,omitempty"`
 }
 
 func (s *Server) teamLinkViews(c *fiber.Ctx) ([]teamLinkView, error) {
@@ -69,11 +97,18 @@ func (s *Server) teamLinkViews(c *fiber.Ctx) ([]teamLinkView, error) {
 		return nil, err
 	}
 	var rows []engine.TeamLinkRow
-	s.node.Read(func(st *engine.State) { rows = st.TeamLinks() })
+	var mails []*engine.MailView
+	s.node.Read(func(st *engine.State) {
+		rows = st.TeamLinks()
+		mails = make([]*engine.MailView, len(rows))
+		for i, r := range rows {
+			mails[i] = st.MailViewOf(r.ID)
+		}
+	})
 	out := make([]teamLinkView, 0, len(rows))
-	for _, r := range rows {
+	for i, r := range rows {
 		out = append(out, teamLinkView{ID: r.ID, Name: r.Name, Location: r.Location, Active: r.Active,
-			ContactEmails: r.ContactEmails, Link: s.teamLink(c, r.Token)})
+			ContactEmails: r.ContactEmails, Link: s.teamLink(c, r.Token), Mail: mails[i]})
 	}
 	return out, nil
 }

@@ -231,7 +231,7 @@ func TestWebDashboardLayout(t *testing.T) {
 	}
 	// The track lists count the same general stars as the ranking.
 	if bad := evalJS[[]string](t, ctx, `(() => {
-		const main = new Map([...document.querySelectorAll('#results-table tbody tr')].map((r) => [r.dataset.id, r.children[6].textContent]));
+		const main = new Map([...document.querySelectorAll('#results-table tbody tr')].map((r) => [r.dataset.id, r.querySelector('td[data-label="Stars"]').textContent]));
 		return [...document.querySelectorAll('#results-tracks tbody tr')].filter((r) => main.get(r.dataset.id) !== r.children[3].textContent).map((r) => r.textContent);
 	})()`); len(bad) > 0 {
 		t.Errorf("track lists' stars differ from the ranking's: %q", bad)

@@ -86,7 +86,7 @@ func TestWebResultsTab(t *testing.T) {
 	}
 	// Everyone ranked what they saw: no warning.
 	waitJS(t, ctx, "no warning", `document.querySelector('#results-warning').hidden`)
-	views := `[...document.querySelectorAll('#results-table tbody tr')].reduce((s, r) => s + Number(r.lastElementChild.textContent), 0)`
+	views := `[...document.querySelectorAll('#results-table tbody tr')].reduce((s, r) => s + Number(r.querySelector('td[data-label="Views"]').textContent), 0)`
 	waitJS(t, ctx, "views so far", views+` === 4`)
 
 	// Live: a judge finishes one more; the tab follows without a reload.
@@ -111,8 +111,39 @@ func TestWebResultsTab(t *testing.T) {
 		t.Errorf("export: %q", lines)
 	}
 
-	// Hide a judge from its row.
-	run(t, ctx, "hide judge", chromedp.Click(chromedp.CSS(`#results-judges tr[data-id="`+j1+`"] button.hide-judge`)))
+	// The deciding column (docs/behaviour.md#results-the-deciding-column): no Copeland
+	// column beside Rank; it is in each project's details, said not to decide.
+	heads := evalJS[string](t, ctx, `[...document.querySelectorAll('#results-table th')].map((th) => th.textContent).join('|')`)
+	if strings.Contains(heads, "Score") || !strings.Contains(evalJS[string](t, ctx, `document.querySelector('#results-table th.decides').textContent`), "Rating") {
+		t.Errorf("results headers %q: want no Score and Rating marked as deciding", heads)
+	}
+	if note := evalJS[string](t, ctx, `document.querySelector('#results-decides').textContent`); !strings.Contains(note, "Ranked by rating") {
+		t.Errorf("deciding note %q", note)
+	}
+	if !evalJS[bool](t, ctx, `[...document.querySelectorAll('#results-table tbody tr')].every((r, i, all) => i === 0 || Number(r.querySelector('td.rank').textContent) > Number(all[i-1].querySelector('td.rank').textContent))`) {
+		t.Error("rows are not in rank order")
+	}
+	run(t, ctx, "details", chromedp.Click(chromedp.CSS(`#results-table tbody tr:first-child button.details`)))
+	waitJS(t, ctx, "details dialog", `document.querySelector('#dialog').open && document.querySelector('#dialog-body').textContent.includes("Jury's Copeland score") && document.querySelector('#dialog-body').textContent.includes('does not decide the rank')`)
+	b.shot(t, ctx, "admin-results-details")
+	run(t, ctx, "close details", chromedp.Click(chromedp.CSS("#dialog-ok")))
+	waitJS(t, ctx, "details closed", `!document.querySelector('#dialog').open`)
+
+	// Hide a judge from its row: asked first, saying the judge stops getting projects.
+	hideBtn := `#results-judges tr[data-id="` + j1 + `"] button.hide-judge`
+	if hint := evalJS[string](t, ctx, `document.querySelector('#results-judges').closest('.card').querySelector('.hint').textContent`); !strings.Contains(hint, "stops getting projects") {
+		t.Errorf("reliability hint %q does not say a hidden judge stops getting projects", hint)
+	}
+	run(t, ctx, "hide judge", chromedp.Click(chromedp.CSS(hideBtn)))
+	waitJS(t, ctx, "asked", `document.querySelector('#dialog').open && document.querySelector('#dialog-body').textContent.includes('stops getting projects')`)
+	run(t, ctx, "cancel", chromedp.Click(chromedp.CSS("#dialog-cancel")))
+	waitJS(t, ctx, "dialog closed", `!document.querySelector('#dialog').open`)
+	if judgeState(ts, j1)["active"] != true {
+		t.Fatal("cancelling hid the judge")
+	}
+	run(t, ctx, "hide judge again", chromedp.Click(chromedp.CSS(hideBtn)))
+	waitJS(t, ctx, "asked again", `document.querySelector('#dialog').open`)
+	run(t, ctx, "confirm hide", chromedp.Click(chromedp.CSS("#dialog-ok")))
 	eventually(t, "judge hidden", func() bool { return judgeState(ts, j1)["active"] == false })
 	waitJS(t, ctx, "row says unhide", `document.querySelector('#results-judges tr[data-id="`+j1+`"] button.hide-judge').textContent === 'Unhide'`)
 

@@ -558,7 +558,7 @@ func TestWebApp(t *testing.T) {
 		waitJS(t, ctx, "judge row", `document.querySelectorAll('#judges-table tbody tr').length === 1`)
 		run(t, ctx, "details", chromedp.Click(chromedp.CSS(`#judges-table tbody tr button[aria-label^="Details"]`)))
 		waitJS(t, ctx, "details dialog", `document.querySelector('#dialog').open && document.querySelector('#dialog-body').textContent.includes('starred')`)
-		if body := evalJS[string](t, ctx, `document.querySelector('#dialog-body').textContent`); !strings.Contains(body, "Flagged (1)") || !strings.Contains(body, flaggedName) || strings.Contains(body, "null") {
+		if body := evalJS[string](t, ctx, `document.querySelector('#dialog-body').textContent`); !strings.Contains(body, "Reported as a problem (1)") || !strings.Contains(body, flaggedName) || strings.Contains(body, "null") {
 			t.Errorf("judge details do not list the flagged project: %q", body)
 		}
 		b.shot(t, ctx, "admin-judge-details")

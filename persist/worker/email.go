@@ -48,14 +48,66 @@ func (nopMailObserver) EmailFailed()  {}
 func (nopMailObserver) EmailSkipped() {}
 func (nopMailObserver) EmailUnknown() {}
 
-// loginMail is one login-code email being sent. It is read from the state when the
-// mail is sent; the code lives only here, never in a record or a log line.
+// loginMail is one email being sent: a judge's login code, or a project's team link
+// (team set). It is read from the state when the mail is sent; the code and the link
+// live only here, never in a record or a log line.
 type loginMail struct {
-	judge engine.ID
-	name  string
-	email string
+	judge engine.ID // the judge, or the project of a team-link mail
+	name  string    // the judge's or the project's name
+	email string    // the judge's address
 	code  string
 	event string // options.event_name (the subject names it)
+
+	team bool     // a team-link mail (docs/behaviour.md#team-links-by-mail)
+	to   []string // a team-link mail's recipients: the project's contact emails
+	link string   // a team-link mail's link, <base>/team/<token>
+}
+
+// recipients are the mail's envelope recipients.
+func (m loginMail) recipients() []string {
+	if m.team {
+		return m.to
+	}
+	return []string{m.email}
+}
+
+// what names the mail in log lines.
+func (m loginMail) what() string {
+	if m.team {
+		return "team link email"
+	}
+	return "login code email"
+}
+
+// idField is the log field naming the mail's judge or project.
+func (m loginMail) idField() string {
+	if m.team {
+		return "project"
+	}
+	return "judge"
+}
+
+// teamLink is the team page's link in a team-link mail: <base>/team/<token>, base being
+// the one the organiser's request recorded, else PUBLIC_URL.
+func teamLink(base, publicURL, token string) string {
+	base = strings.TrimRight(base, "/")
+	if base == "" {
+		base = strings.TrimRight(publicURL, "/")
+	}
+	if base == "" || token == "" {
+		return ""
+	}
+	return base + "/team/" + token
+}
+
+// teamMailSubject is the subject of a team-link mail: "<event_name>: <project>'s team
+// page" (control characters removed).
+func teamMailSubject(event, project string) string {
+	event = strings.TrimSpace(headerText(event))
+	if event == "" {
+		event = engine.DefaultEventName
+	}
+	return event + ": the team page of " + strings.TrimSpace(headerText(project))
 }
 
 // loginLink is the link in the email: the judge app with the code filled in
@@ -105,23 +157,31 @@ func headerText(v string) string {
 	}, v)
 }
 
-// composeLoginMail builds the RFC 5322 message for m (CRLF line ends, UTF-8 body in
-// quoted-printable).
+// composeLoginMail builds the RFC 5322 message for m, a login-code or team-link email
+// (CRLF line ends, UTF-8 body in quoted-printable).
 func composeLoginMail(cfg SMTPConfig, publicURL string, m loginMail, now time.Time) []byte {
 	fromName := cfg.FromName
 	if fromName == "" {
 		fromName = "Podium"
 	}
 	from := mail.Address{Name: headerText(fromName), Address: senderAddress(cfg, publicURL)}
-	to := mail.Address{Name: headerText(m.name), Address: m.email}
+	to := (&mail.Address{Name: headerText(m.name), Address: m.email}).String()
+	subject := mailSubject(m.event)
+	if m.team {
+		addrs := make([]string, len(m.to))
+		for i, a := range m.to {
+			addrs[i] = (&mail.Address{Address: a}).String()
+		}
+		to, subject = strings.Join(addrs, ", "), teamMailSubject(m.event, m.name)
+	}
 	var id [12]byte
 	_, _ = rand.Read(id[:])
 	domain := from.Address[strings.LastIndexByte(from.Address, '@')+1:]
 
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "From: %s\r\n", from.String())
-	fmt.Fprintf(&b, "To: %s\r\n", to.String())
-	fmt.Fprintf(&b, "Subject: %s\r\n", mime.QEncoding.Encode("utf-8", mailSubject(m.event)))
+	fmt.Fprintf(&b, "To: %s\r\n", to)
+	fmt.Fprintf(&b, "Subject: %s\r\n", mime.QEncoding.Encode("utf-8", subject))
 	fmt.Fprintf(&b, "Date: %s\r\n", now.Format(time.RFC1123Z))
 	fmt.Fprintf(&b, "Message-ID: <%s@%s>\r\n", hex.EncodeToString(id[:]), domain)
 	b.WriteString("MIME-Version: 1.0\r\n")
@@ -129,15 +189,40 @@ func composeLoginMail(cfg SMTPConfig, publicURL string, m loginMail, now time.Ti
 	b.WriteString("Content-Transfer-Encoding: quoted-printable\r\n\r\n")
 
 	var body strings.Builder
-	fmt.Fprintf(&body, "Hello %s,\r\n\r\n", strings.TrimSpace(headerText(m.name)))
-	body.WriteString("you have been added as a judge. Your login code is:\r\n\r\n")
-	fmt.Fprintf(&body, "    %s\r\n\r\n", m.code)
-	if link := loginLink(publicURL, m.code); link != "" {
-		fmt.Fprintf(&body, "Log in with this link:\r\n%s\r\n\r\n", link)
+	if m.team {
+		writeTeamBody(&body, m)
+	} else {
+		writeLoginBody(&body, publicURL, m)
 	}
-	body.WriteString("Keep the code to yourself: whoever has it can judge in your name.\r\n")
 	qp := quotedprintable.NewWriter(&b)
 	_, _ = qp.Write([]byte(body.String()))
 	_ = qp.Close()
 	return b.Bytes()
+}
+
+// writeLoginBody writes the text of a login-code email.
+func writeLoginBody(body *strings.Builder, publicURL string, m loginMail) {
+	fmt.Fprintf(body, "Hello %s,\r\n\r\n", strings.TrimSpace(headerText(m.name)))
+	body.WriteString("you have been added as a judge. Your login code is:\r\n\r\n")
+	fmt.Fprintf(body, "    %s\r\n\r\n", m.code)
+	if link := loginLink(publicURL, m.code); link != "" {
+		fmt.Fprintf(body, "Log in with this link:\r\n%s\r\n\r\n", link)
+	}
+	body.WriteString("Keep the code to yourself: whoever has it can judge in your name.\r\n")
+}
+
+// writeTeamBody writes the text of a team-link email: plain and kind, the link on a
+// line of its own.
+func writeTeamBody(body *strings.Builder, m loginMail) {
+	event := strings.TrimSpace(headerText(m.event))
+	if event == "" {
+		event = engine.DefaultEventName
+	}
+	fmt.Fprintf(body, "Hello team %s,\r\n\r\n", strings.TrimSpace(headerText(m.name)))
+	fmt.Fprintf(body, "thank you for taking part in %s. Your project has its own team page:\r\n\r\n", event)
+	fmt.Fprintf(body, "%s\r\n\r\n", m.link)
+	body.WriteString("It shows where judging stands and how many judges have visited your table.\r\n")
+	body.WriteString("Once the organisers publish the results, it also shows the winners and the\r\n")
+	body.WriteString("feedback judges wrote for your project.\r\n\r\n")
+	body.WriteString("The link is for your team only: anyone who has it can open the page.\r\n")
 }

@@ -41,8 +41,8 @@ type outboxLeader interface {
 	LeadsDuties() bool
 }
 
-// Outbox sends the login-code emails recorded in the engine's state (engine/mail.go)
-// from one worker goroutine, on the leader only. It claims mails through the log before
+// Outbox sends the login-code emails and team-link emails recorded in the engine's
+// state (engine/mail.go) from one worker goroutine, on the leader only. It claims mails through the log before
 // sending them and records each outcome through the log, so a restart or a failover
 // never sends a mail twice: mails claimed by an outbox that stopped leading are reported
 // "unknown" instead of being sent again. Temporary failures are retried with
@@ -143,7 +143,7 @@ func (o *Outbox) leads() bool {
 		var b [6]byte
 		_, _ = rand.Read(b[:])
 		o.claim = hex.EncodeToString(b[:])
-		o.log.Info().Str("claim", o.claim).Msg("outbox leads: sending login code emails")
+		o.log.Info().Str("claim", o.claim).Msg("outbox leads: sending emails (login codes, team links)")
 	}
 	return true
 }
@@ -158,7 +158,7 @@ func (o *Outbox) work() {
 		var w engine.MailWork
 		o.node.Read(func(st *engine.State) { w = st.MailWork(o.claim, outboxBatch) })
 		if len(w.Claimed) > 0 {
-			o.log.Warn().Int("emails", len(w.Claimed)).Msg("login code emails claimed by an earlier leader were not confirmed: outcome unknown, not resent")
+			o.log.Warn().Int("emails", len(w.Claimed)).Msg("emails claimed by an earlier leader were not confirmed: outcome unknown, not resent")
 			if !o.reportUnknown(w.Claimed, "") {
 				return
 			}
@@ -209,7 +209,7 @@ func (o *Outbox) skip(ids []engine.ID) bool {
 	for range ids {
 		o.obs.EmailSkipped()
 	}
-	o.log.Info().Int("emails", len(ids)).Msg("login code emails skipped: SMTP is not configured")
+	o.log.Info().Int("emails", len(ids)).Msg("emails skipped: SMTP is not configured")
 	return true
 }
 
@@ -249,7 +249,7 @@ func (o *Outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.
 			o.log.Warn().Err(err).Int("emails", len(ids)).Int("attempt", attempt).Msg("cannot reach the SMTP server; will retry")
 			return ids, true
 		}
-		o.log.Error().Err(err).Int("emails", len(ids)).Int("attempt", attempt).Msg("login code emails failed: cannot reach the SMTP server")
+		o.log.Error().Err(err).Int("emails", len(ids)).Int("attempt", attempt).Msg("emails failed: cannot reach the SMTP server")
 		reason := err.Error()
 		return nil, o.failed(ids, "", reason)
 	}
@@ -285,7 +285,7 @@ func (o *Outbox) round(ids []engine.ID, attempt int, last bool) (retry []engine.
 		return nil, ok
 	}
 	if last {
-		o.log.Error().Err(lastErr).Int("emails", len(retry)).Int("attempt", attempt).Msg("login code emails failed; giving up")
+		o.log.Error().Err(lastErr).Int("emails", len(retry)).Int("attempt", attempt).Msg("emails failed; giving up")
 		return nil, o.failed(retry, claim, lastErr.Error()) && ok
 	}
 	if !o.record(&mailRecord{ids: retry, cmd: func(ids []engine.ID) engine.Command {
@@ -315,11 +315,11 @@ func (o *Outbox) sendMails(sess **smtpSession, mails []loginMail, claim string, 
 			}
 		}
 		msg := composeLoginMail(o.cfg, o.publicURL, m, time.Now())
-		err := (*sess).send(senderAddress(o.cfg, o.publicURL), m.email, msg)
+		err := (*sess).send(senderAddress(o.cfg, o.publicURL), m.recipients(), msg)
 		if err == nil {
 			sent = append(sent, m.judge)
 			o.obs.EmailSent()
-			o.log.Info().Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email sent")
+			o.log.Info().Str(m.idField(), m.judge.String()).Int("attempt", attempt).Msg(m.what() + " sent")
 			continue
 		}
 		// After a refusal the server is still talking: reset and go on; after anything
@@ -331,16 +331,16 @@ func (o *Outbox) sendMails(sess **smtpSession, mails []loginMail, claim string, 
 		}
 		var unknown *errOutcomeUnknown
 		if errors.As(err, &unknown) {
-			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email outcome unknown; not retried")
+			o.log.Error().Err(err).Str(m.idField(), m.judge.String()).Int("attempt", attempt).Msg(m.what() + " outcome unknown; not retried")
 			o.reportUnknown(map[engine.ID]string{m.judge: claim}, "the connection to the SMTP server was lost after the message was handed over")
 			continue
 		}
 		if permanentSMTP(err) {
-			o.log.Error().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email refused")
+			o.log.Error().Err(err).Str(m.idField(), m.judge.String()).Int("attempt", attempt).Msg(m.what() + " refused")
 			o.failed([]engine.ID{m.judge}, claim, err.Error())
 			continue
 		}
-		o.log.Warn().Err(err).Str("judge", m.judge.String()).Int("attempt", attempt).Msg("login code email failed")
+		o.log.Warn().Err(err).Str(m.idField(), m.judge.String()).Int("attempt", attempt).Msg(m.what() + " failed")
 		retry, lastErr = append(retry, m.judge), err
 	}
 	return sent, retry, lastErr
@@ -385,20 +385,39 @@ func (o *Outbox) releaseLater(ids []engine.ID, claim string) {
 }
 
 // mailsOf reads the claimed mails from the state: the code, name and address are the
-// judge's at this moment (a judge deleted meanwhile is left out).
+// judge's at this moment (a judge deleted meanwhile is left out); a team-link mail goes
+// to the project's contact emails of this moment with its current link (a project
+// deleted meanwhile is left out). A team-link mail that can no longer be composed (no
+// address or link left) is recorded as failed.
 func (o *Outbox) mailsOf(ids []engine.ID, claim string) []loginMail {
 	out := make([]loginMail, 0, len(ids))
+	var broken []engine.ID
 	o.node.Read(func(st *engine.State) {
 		event := st.Options.EventName
 		for _, id := range ids {
-			j, ok := st.Judges[id]
 			m, has := st.MailOf(id)
-			if !ok || !has || m.Status != engine.MailSending || m.Claim != claim {
+			if !has || m.Status != engine.MailSending || m.Claim != claim {
 				continue
 			}
-			out = append(out, loginMail{judge: id, name: j.Name, email: j.Email, code: j.Code, event: event})
+			if p, ok := st.Projects[id]; ok {
+				link := teamLink(m.Base, o.publicURL, p.TeamToken)
+				if len(p.ContactEmails) == 0 || link == "" {
+					broken = append(broken, id)
+					continue
+				}
+				out = append(out, loginMail{judge: id, name: p.Name, event: event, team: true,
+					to: append([]string{}, p.ContactEmails...), link: link})
+				continue
+			}
+			if j, ok := st.Judges[id]; ok {
+				out = append(out, loginMail{judge: id, name: j.Name, email: j.Email, code: j.Code, event: event})
+			}
 		}
 	})
+	if len(broken) > 0 {
+		o.log.Error().Int("emails", len(broken)).Msg("team link emails failed: the project has no contact email or team link any more")
+		o.failed(broken, claim, "the project has no contact email or team link any more")
+	}
 	return out
 }
 
@@ -450,10 +469,10 @@ func (o *Outbox) submit(rec *mailRecord) bool {
 		}
 		var ee *engine.Error
 		if !errors.As(err, &ee) {
-			o.log.Error().Err(err).Str("command", cmd.Kind()).Int("emails", len(ids)).Msg("cannot record login code emails")
+			o.log.Error().Err(err).Str("command", cmd.Kind()).Int("emails", len(ids)).Msg("cannot record email outcomes")
 			return false
 		}
-		o.log.Warn().Err(err).Str("command", cmd.Kind()).Msg("login code emails changed meanwhile; checking again")
+		o.log.Warn().Err(err).Str("command", cmd.Kind()).Msg("emails changed meanwhile; checking again")
 	}
 	return true
 }

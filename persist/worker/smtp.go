@@ -88,14 +88,17 @@ func (e *errOutcomeUnknown) Error() string {
 }
 func (e *errOutcomeUnknown) Unwrap() error { return e.err }
 
-// send transmits one message.
-func (ss *smtpSession) send(from, to string, msg []byte) error {
+// send transmits one message to every address of to; a recipient the server refuses
+// fails the whole message (nothing is sent).
+func (ss *smtpSession) send(from string, to []string, msg []byte) error {
 	_ = ss.conn.SetDeadline(time.Now().Add(smtpMailTimeout))
 	if err := ss.c.Mail(from); err != nil {
 		return err
 	}
-	if err := ss.c.Rcpt(to); err != nil {
-		return err
+	for _, rcpt := range to {
+		if err := ss.c.Rcpt(rcpt); err != nil {
+			return err
+		}
 	}
 	w, err := ss.c.Data()
 	if err != nil {

@@ -174,10 +174,24 @@ function renderStats(s) {
 // to whole numbers, as Jury's types do), from the lists: active projects' views and
 // active general judges' views.
 function renderAverages() {
+  renderJudgeCount();
   const avg = (xs) => (xs.length ? (xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(2) : '–');
   $('#stat-avg-project').textContent = avg(A.projects.filter((p) => p.active).map((p) => p.seen));
   const general = (j) => !j.track || !(A.options && A.options.judge_tracks);
   $('#stat-avg-judge').textContent = avg(A.judges.filter((j) => j.active && general(j)).map((j) => j.seen));
+}
+
+// renderJudgeCount says what "Active general judges" leaves out (the stats route counts
+// active general judges only): track judges and hidden judges, out of all judges.
+function renderJudgeCount() {
+  if (!A.judges.length) { $('#stat-judges-note').textContent = ''; return; }
+  const tracks = !!(A.options && A.options.judge_tracks);
+  const track = A.judges.filter((j) => j.active && j.track && tracks).length;
+  const hidden = A.judges.filter((j) => !j.active).length;
+  const parts = [];
+  if (track) parts.push(`${track} track judge${track === 1 ? '' : 's'}`);
+  if (hidden) parts.push(`${hidden} hidden`);
+  $('#stat-judges-note').textContent = `of ${A.judges.length} judge${A.judges.length === 1 ? '' : 's'}` + (parts.length ? ` (not counted: ${parts.join(', ')})` : '');
 }
 
 async function loadClock() {
@@ -197,8 +211,9 @@ function renderClock() {
   const st = $('#clock-state');
   st.textContent = A.clock.running ? 'running' : 'paused';
   st.className = A.clock.running ? 'pill ok-state' : 'pill hidden-state';
-  $('#clock-start').disabled = A.clock.running;
-  $('#clock-pause').disabled = !A.clock.running;
+  // Only the button that can act is shown: Start/Resume while paused, Pause while running.
+  $('#clock-start').hidden = A.clock.running;
+  $('#clock-pause').hidden = !A.clock.running;
   $('#clock-start').textContent = A.clock.time >= 1000 ? 'Resume' : 'Start';
   renderPauseBanner(t);
 }
@@ -429,13 +444,13 @@ const when = (ms) => (ms ? new Date(ms).toLocaleTimeString() : '–');
 const judgeTable = new DataTable($('#judges-table'), {
   name: 'judges',
   columns: [
-    { key: 'name', label: 'Name', value: (j) => j.name.toLowerCase(), render: (j) => j.name },
-    { key: 'email', label: 'Email', cls: 'email', value: (j) => j.email.toLowerCase(), render: (j) => j.email },
+    { key: 'name', label: 'Name', cls: 'name-cell', value: (j) => j.name.toLowerCase(), render: (j) => j.name },
+    { key: 'email', label: 'Email', cls: 'email', value: (j) => j.email.toLowerCase(), render: (j) => emailParts(j.email) },
     { key: 'code', label: 'Code', value: (j) => j.code, render: (j) => h('span', { class: 'code' }, j.code) },
     { key: 'track', label: 'Track', value: (j) => j.track || '' },
     { key: 'group', label: 'Group', hidden: groupsOff, value: (j) => j.group, render: (j) => groupName(A.options ? { names: A.options.group_names } : A.groupInfo, j.group) },
     { key: 'seen', label: 'Seen', num: true, value: (j) => j.seen },
-    { key: 'current', label: 'Current', value: (j) => currentName(j) },
+    { key: 'current', label: 'Current', cls: 'current', value: (j) => currentName(j), render: (j) => currentName(j) || '–' },
     { key: 'active', label: 'Status', value: (j) => (j.active ? 0 : 1), render: (j) => (j.active ? 'active' : h('span', { class: 'pill hidden-state' }, 'hidden')) },
     { key: 'last', label: 'Last activity', value: (j) => j.last_activity, render: (j) => when(j.last_activity) },
     { key: 'mail', label: 'Code email', value: (j) => (j.mail ? j.mail.status : ''), render: mailPill },
@@ -470,6 +485,15 @@ async function resendCodes(ids) {
   if (await run(api('POST', '/api/judge/email', { items: ids }), 'Login code email queued.')) loadJudges();
 }
 
+// emailParts lets an address break only after "@" and before a dot, never inside a
+// word (a hyphenated domain would otherwise break at its hyphens).
+function emailParts(email) {
+  const pieces = email.split(/(?<=@)|(?=\.)/);
+  const out = [];
+  pieces.forEach((p, i) => { if (i) out.push(h('wbr')); out.push(h('span', { class: 'nw' }, p)); });
+  return h('span', {}, ...out);
+}
+
 function currentName(j) {
   if (!j.current) return '';
   const p = A.projects.find((x) => x.id === j.current);
@@ -498,6 +522,9 @@ async function judgeDetails(j) {
   const byId = new Map(seen.map((s) => [s.project_id, s]));
   const ranked = (j.rankings || []).map((id) => byId.get(id)).filter(Boolean);
   const flagged = j.flagged || [];
+  const skips = (A.flags || []).filter((f) => f.judge_id === j.id);
+  const reasons = {};
+  for (const f of skips) reasons[f.reason] = (reasons[f.reason] || 0) + 1;
   const body = [
     h('p', {}, `${j.email} · code `, h('span', { class: 'code' }, j.code), j.track ? ` · track ${j.track}` : ''),
     j.notes ? h('p', { class: 'muted' }, `Notes: ${j.notes}`) : null,
@@ -507,11 +534,17 @@ async function judgeDetails(j) {
     ranked.length ? h('ol', {}, ...ranked.map((s) => h('li', {}, `${s.name} (table ${s.location})`))) : h('p', { class: 'muted' }, 'No ranking submitted.'),
     h('h3', {}, `Judged projects (${seen.length})`),
     seen.length ? h('ul', {}, ...seen.map((s) => h('li', {}, h('strong', {}, s.name), ` · table ${s.location}`, s.starred ? ' · ★ starred' : '', s.notes ? h('div', { class: 'muted' }, s.notes) : null))) : h('p', { class: 'muted' }, 'Nothing judged yet.'),
-    h('h3', {}, `Flagged (${flagged.length})`),
+    h('h3', {}, `Skips and flags (${skips.length})`),
+    h('p', { class: 'hint' }, 'Every open skip by this judge, as the Flags tab lists them (busy and absent included)'
+      + (skips.length ? `: ${Object.entries(reasons).map(([r, n]) => `${n} ${r}`).join(', ')}.` : '.')),
+    skips.length ? h('ul', { class: 'judge-skips' }, ...skips.map((f) => h('li', {}, `${f.project_name} (table ${f.project_location}) · ${f.reason}`)))
+      : h('p', { class: 'muted' }, 'No open skips or flags.'),
+    h('h3', {}, `Reported as a problem (${flagged.length})`),
+    h('p', { class: 'hint' }, "Of those, the projects skipped for a problem with the project (cannot demo, too complex, offensive): the judge app's \"flagged\" list. Busy, absent and conflict skips are not counted here."),
     flagged.length ? h('ul', { class: 'judge-flagged' }, ...flagged.map((id) => {
       const p = A.projects.find((x) => x.id === id);
       return h('li', {}, p ? `${p.name} (table ${p.location})` : id);
-    })) : h('p', { class: 'muted' }, 'No projects flagged.'),
+    })) : h('p', { class: 'muted' }, 'None.'),
   ];
   dialog(j.name, body, { okText: 'Close', cancel: false });
 }
@@ -828,7 +861,7 @@ function fillOptions(o) {
   $('#o-auto_switch_prop').value = o.auto_switch_prop;
   $('#o-max_req_per_min').value = o.max_req_per_min;
   $('#o-block_reqs').checked = !!o.block_reqs;
-  $('#options-ref').textContent = `Revision ${o.ref}`;
+  $('#options-ref').textContent = `Settings revision ${o.ref}: it goes up by one each time anyone saves a change, so a higher number than you saw means someone else changed them.`;
   f.dataset.dirty = '';
 }
 

@@ -71,6 +71,26 @@ async function load() {
   KINDS.forEach((k, i) => { if (lists[i]) C[k] = lists[i]; });
   C.loaded = true;
   render();
+  api('GET', '/api/admin/public-api').then(renderAPIState).catch(() => {});
+}
+
+// renderAPIState says whether the event website can read this content: without
+// PUBLIC_API_KEY the public routes answer 503 (docs/behaviour.md#public-api-state-on-the-dashboard).
+function renderAPIState(st) {
+  const paths = (st.paths || []).join(', ');
+  if (st.enabled) {
+    el.apiState.className = 'banner ok';
+    el.apiState.replaceChildren(h('span', { class: 'pill ok-state' }, 'Public API: on'), ' ',
+      `The event website reads ${paths} with the key in the ${st.header} header.`);
+    return;
+  }
+  el.apiState.className = 'banner warn';
+  el.apiState.replaceChildren(
+    h('p', {}, h('span', { class: 'pill hidden-state' }, 'Public API: off'), ' ',
+      `The event website cannot read this content yet: ${paths} answer 503 ("public content API is disabled") because ${st.env} is not set.`),
+    h('p', {}, `To turn it on, restart Podium with ${st.env} set to a secret of your choice, and give the website's developers that secret for the ${st.header} header:`),
+    h('pre', { class: 'cmd' }, `${st.env}=$(openssl rand -hex 24) make run`),
+    h('p', { class: 'hint' }, `With Docker Compose, set ${st.env} in the compose file's environment. You can edit the content below meanwhile: it is kept and served once the API is on.`));
 }
 
 const reload = throttle(() => { if (!panel.hidden) load(); else C.loaded = false; }, 500);
@@ -94,6 +114,7 @@ function build() {
   el.importFile = h('input', { type: 'file', id: 'content-import-file', class: 'visually-hidden', accept: '.json,application/json' });
   el.importErr = h('p', { class: 'banner bad', role: 'alert', id: 'content-import-error', hidden: true });
   el.exportLink = h('a', { id: 'content-export-link', hidden: true }, 'Download');
+  el.apiState = h('div', { id: 'content-api-state', role: 'status' });
   const io = h('div', { class: 'card' },
     h('h2', {}, 'Site content'),
     h('p', { class: 'muted' }, 'The schedule, sponsors and FAQ below are what the event website gets from the public content API (/v1/public/schedule, /sponsors, /faq). Times are shown and entered in this browser’s time zone.'),
@@ -103,7 +124,8 @@ function build() {
       el.importFile,
       h('span', { class: 'hint' }, 'An import replaces the whole schedule, sponsor list and FAQ.'),
       el.exportLink),
-    el.importErr);
+    el.importErr,
+    el.apiState);
   el.importFile.addEventListener('change', importDoc);
 
   root.replaceChildren(io, buildSchedule(), buildSponsors(), buildFAQ());

@@ -19,7 +19,10 @@ export function dialog(title, body, { okText = 'OK', cancel = true, danger = fal
     d.returnValue = '';
     d.showModal();
     const first = $('#dialog-body input, #dialog-body select', d); // a prompt: type at once
-    (first || (danger && cancel ? $('#dialog-cancel') : ok)).focus(); // Enter must not destroy by accident
+    // Enter must not destroy by accident. A long body opens at its top, not scrolled
+    // down to the focused button.
+    (first || (danger && cancel ? $('#dialog-cancel') : ok)).focus({ preventScroll: !first });
+    if (!first) d.scrollTop = 0;
   });
 }
 

@@ -4,6 +4,7 @@
 // winners, and the judges by reliability with the evidence and a one-click hide. It
 // refetches when the websocket says judging data changed.
 import { api, h, $, LiveSocket, throttle, toast } from '/static/lib.js';
+import { dialog } from '/static/dialog.js';
 
 const pct = (p) => `${Math.round(p * 100)} %`;
 const fixed = (v) => (Number.isFinite(v) ? v.toFixed(2) : '–');
@@ -34,12 +35,31 @@ function intervalPlot(r, lo, hi) {
 const cell = (cls, label, ...children) => h('td', { class: cls || undefined, 'data-label': label }, ...children);
 const nameBox = (name) => h('div', { class: 'name-box' }, name);
 
+// rankingRow: Rank follows the Rating column, which decides (docs/behaviour.md#results-the-deciding-column);
+// Jury's Copeland score is in the project's details, not beside the rank it would contradict.
 function rankingRow(p, lo, hi, n) {
   return h('tr', { 'data-id': p.id },
-    cell('num', 'Rank', String(p.rank)), cell('name', 'Project', nameBox(p.name)), cell('num', 'Table', String(p.location)),
-    cell('rating', 'Rating ± sd', intervalPlot(p, lo, hi), h('span', { class: 'nowrap' }, `${fixed(p.rating)} ± ${fixed(p.rating_sd)}`)),
-    cell('num', `P(top ${n})`, pct(p.p_top)), cell('num', 'Score', String(p.score)), cell('num', 'Stars', String(p.stars)),
-    cell('num', 'Views', String(p.seen)));
+    cell('num rank', 'Rank', String(p.rank)),
+    cell('name', 'Project', nameBox(p.name)),
+    cell('num', 'Table', String(p.location)),
+    cell('rating decides', 'Rating ± sd', intervalPlot(p, lo, hi), h('span', { class: 'nowrap' }, `${fixed(p.rating)} ± ${fixed(p.rating_sd)}`)),
+    cell('num', `P(top ${n})`, pct(p.p_top)), cell('num', 'Stars', String(p.stars)),
+    cell('num', 'Views', String(p.seen)),
+    cell('', 'Details', h('button', { type: 'button', class: 'small details', onclick: () => details(p, n), 'aria-label': `Details of ${p.name}` }, 'Details')));
+}
+
+// details shows one project's figures, Jury's Copeland score among them with what it is.
+function details(p, n) {
+  const row = (k, v, note) => [h('dt', {}, k), h('dd', {}, v, note ? h('span', { class: 'hint' }, ' ', note) : '')];
+  return dialog(`${p.name} · table ${p.location}`, h('dl', { class: 'legend details-list' },
+    ...row('Rank', String(p.rank), '(by rating: this decides the order and the prizes)'),
+    ...row('Rating ± sd', `${fixed(p.rating)} ± ${fixed(p.rating_sd)}`),
+    ...row(`P(top ${n})`, pct(p.p_top)),
+    ...row('Stars', String(p.stars), '(general judges)'),
+    ...row('Views', String(p.seen)),
+    ...row("Jury's Copeland score", String(p.score),
+      "(pairwise wins in the judges' rankings, as Jury counts them: for comparison with Jury only; it does not decide the rank, and a project seen by more judges wins more pairs)")),
+  { okText: 'Close', cancel: false });
 }
 
 function renderRanking(res) {
@@ -135,10 +155,18 @@ function judgeRow(j, withDisagreement) {
     cell('', 'Action', h('button', { type: 'button', class: 'hide-judge small', onclick: () => toggleJudge(j) }, j.active ? 'Hide' : 'Unhide')));
 }
 
+// toggleJudge hides (after asking: it also stops the judge's assignments) or shows a judge.
 async function toggleJudge(j) {
+  if (j.active) {
+    const ok = await dialog(`Hide ${j.name}?`, [
+      h('p', {}, `${j.name} stops getting projects: their current one is released, and their phone says they are paused.`),
+      h('p', {}, `Their rankings and stars leave every score and the ratings until you unhide ${j.name}; nothing is deleted.`)],
+    { okText: 'Hide judge', danger: true });
+    if (!ok) return;
+  }
   try {
     await api('PUT', `/api/judge/hide/${j.id}`, { hide: j.active });
-    toast(j.active ? `${j.name} hidden` : `${j.name} shown`);
+    toast(j.active ? `${j.name} hidden: no more projects, rankings left out` : `${j.name} shown again`);
     refresh();
   } catch (e) { toast(e.message, true); }
 }
