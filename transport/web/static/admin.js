@@ -7,6 +7,7 @@ import { dialog } from './dialog.js';
 
 const A = {
   stats: null,
+  published: false, // results are published (winners.js says so)
   clock: { running: false, time: 0 },
   clockAt: Date.now(),
   deliberation: false,
@@ -225,14 +226,21 @@ function renderPauseBanner(t) {
   b.hidden = A.clock.running;
   if (A.clock.running) return;
   let text;
-  if (A.deliberation) text = 'Deliberation is on: judging is closed and the clock is paused.';
+  if (A.published) text = 'Results are published: judging is over, and the screens, the website and team pages show the winners.';
+  else if (A.deliberation) text = 'Deliberation is on: judging is closed and the clock is paused.';
   else if (t < 1000) text = 'Judging has not started: judges see "Judging is paused" and get no projects until you press Start.';
   else text = `Judging is paused at ${fmtClock(t)}: judges see "Judging is paused" and get no projects until you press Resume.`;
   $('#pause-text').textContent = text;
-  $('#pause-resume').hidden = A.deliberation;
+  $('#pause-resume').hidden = A.deliberation || A.published;
   $('#pause-resume').textContent = t < 1000 ? 'Start judging' : 'Resume judging';
 }
 $('#pause-resume').addEventListener('click', () => clockCmd('unpause'));
+// winners.js says whether results are published (the banner then says judging is over).
+window.addEventListener('podium:published', (ev) => {
+  if (A.published === ev.detail) return;
+  A.published = ev.detail;
+  renderClock();
+});
 
 async function clockCmd(what) {
   const r = await run(api('POST', `/api/admin/clock/${what}`));
@@ -676,6 +684,7 @@ $('#project-add').addEventListener('submit', async (ev) => {
   const body = {
     name, description: $('#pa-desc').value, url: $('#pa-url').value.trim(), try_link: $('#pa-try').value.trim(),
     video_link: $('#pa-video').value.trim(), challenge_list: $('#pa-challenges').value,
+    contact_emails: $('#pa-emails').value,
   };
   if (await run(api('POST', '/api/project/new', body), `Project ${name} added.`)) {
     ev.target.reset();

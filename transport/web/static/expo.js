@@ -160,6 +160,7 @@ function renderClock() {
 const rerender = debounce(render, 100);
 
 function onMessage(type, d) {
+  window.dispatchEvent(new CustomEvent('podium:ws', { detail: { type, data: d } })); // expo-winners.js
   if (type === 'expo' && d.project) {
     const id = d.project.id;
     if (d.action === 'remove') E.projects.delete(id);
@@ -195,6 +196,7 @@ let first = true;
 new LiveSocket(onMessage, (up) => {
   $('#offline').hidden = up;
   if (up && !first) load(); // resync after a reconnect
+  if (up) window.dispatchEvent(new CustomEvent('podium:ws', { detail: { type: 'resync', data: {} } }));
   first = false;
 });
 load();
