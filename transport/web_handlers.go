@@ -110,8 +110,8 @@ var webAssets = sync.OnceValue(func() map[string]*webAsset {
 func PrepareWebAssets() { go webAssets() }
 
 // routesWeb registers the embedded web app: the judge app at / and /join with its
-// service worker and manifest, the admin dashboard at /admin, the expo display at /expo
-// and their files under /static/.
+// service worker and manifest, the admin dashboard at /admin, the expo display at /expo,
+// the team page at /team/<token> and their files under /static/.
 func (s *Server) routesWeb(r fiber.Router) {
 	assets := webAssets()
 	page := func(name string) fiber.Handler {
@@ -126,6 +126,9 @@ func (s *Server) routesWeb(r fiber.Router) {
 	r.Get("/join", page("judge.html"))
 	r.Get("/admin", page("admin.html"))
 	r.Get("/expo", page("expo.html"))
+	// A team's page (docs/behaviour.md#after-judging): the token is read by the page's
+	// script from its address, never by this handler, so nothing here can log or echo it.
+	r.Get("/team/:token", page("team.html"))
 	// At the root so that its scope covers the judge app; no-cache like every file, so
 	// the browser revalidates it on each visit and a new build replaces the old.
 	r.Get("/sw.js", file("static/sw.js"))

@@ -293,7 +293,7 @@ function onRefused(a, status, message) {
     }
   }
   const list = load('refused', []);
-  list.push({ label: a.meta.label || a.kind, message, notes: a.kind === 'finish' ? a.body.notes : '', at: Date.now() });
+  list.push({ label: a.meta.label || a.kind, message, notes: a.kind === 'finish' ? a.body.notes : '', feedback: a.kind === 'finish' || a.kind === 'feedback' ? a.body.feedback || '' : '', at: Date.now() });
   save('refused', list);
   renderRefused();
 }
@@ -306,7 +306,8 @@ function renderRefused() {
   box.replaceChildren(
     h('strong', {}, list.length === 1 ? 'One action could not be saved:' : `${list.length} actions could not be saved:`),
     h('ul', {}, list.map((r) => h('li', {}, `${r.label[0].toUpperCase()}${r.label.slice(1)}: ${r.message}`,
-      r.notes ? h('span', { class: 'refused-notes' }, `Your notes: ${r.notes}`) : null))),
+      r.notes ? h('span', { class: 'refused-notes' }, `Your notes: ${r.notes}`) : null,
+      r.feedback ? h('span', { class: 'refused-notes' }, `Your feedback for the team: ${r.feedback}`) : null))),
     h('button', { type: 'button', class: 'small', onclick: () => { save('refused', undefined); renderRefused(); } }, 'OK'),
   );
 }

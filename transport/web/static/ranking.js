@@ -4,6 +4,22 @@
 import { api, h, $, toast, ApiError } from './lib.js';
 import { S, load, save, saveMe } from './store.js';
 
+// FEEDBACK_MAX is the longest feedback for a team the server takes (characters).
+const FEEDBACK_MAX = 2000;
+
+/**
+ * countChars shows how much room is left in a feedback field once it nears the limit
+ * (hidden until then, so a short note is not nagged by a counter).
+ */
+export function countChars(field, counter) {
+  const n = field.value.length;
+  counter.hidden = n < FEEDBACK_MAX * 0.8;
+  counter.textContent = n >= FEEDBACK_MAX
+    ? `${FEEDBACK_MAX.toLocaleString('en')} of ${FEEDBACK_MAX.toLocaleString('en')} characters: that is the limit`
+    : `${(FEEDBACK_MAX - n).toLocaleString('en')} characters left`;
+  counter.classList.toggle('at-limit', n >= FEEDBACK_MAX);
+}
+
 /** setStar shows a star button on or off. */
 export function setStar(btn, on) {
   btn.setAttribute('aria-pressed', on ? 'true' : 'false');
@@ -16,7 +32,7 @@ function apply(v, a) {
   const id = a.meta.id;
   if (a.kind === 'finish' && !v.byId.has(id)) {
     const m = a.meta.project;
-    const p = { project_id: id, name: m.name, location: m.location, notes: a.body.notes, starred: a.body.starred };
+    const p = { project_id: id, name: m.name, location: m.location, notes: a.body.notes, starred: a.body.starred, feedback: a.body.feedback || '' };
     v.list.push(p);
     v.byId.set(id, p);
   } else if (a.kind === 'undo' && v.byId.has(id)) {
@@ -29,6 +45,8 @@ function apply(v, a) {
     v.byId.get(id).starred = a.body.starred;
   } else if (a.kind === 'notes' && v.byId.has(id)) {
     v.byId.get(id).notes = a.body.notes;
+  } else if (a.kind === 'feedback' && v.byId.has(id)) {
+    v.byId.get(id).feedback = a.body.feedback;
   }
 }
 
@@ -134,8 +152,30 @@ function judgedItem(p, idx, n) {
   const details = h('details', {},
     h('summary', {}, p.notes ? 'Notes' : 'Add notes'),
     h('label', { for: notesId }, `Notes on ${p.name}`), notes, save);
-  li.append(line, details);
+  li.append(line, details, feedbackEditor(p));
   return li;
+}
+
+// feedbackEditor edits the feedback for the team on a project the judge saw; saving goes
+// through the outbox like notes (PUT /api/judge/feedback/:id with its own key).
+function feedbackEditor(p) {
+  const id = `feedback-${p.project_id}`;
+  const field = h('textarea', { id, class: 'feedback', maxlength: String(FEEDBACK_MAX), 'aria-describedby': `${id}-help ${id}-count` });
+  field.value = p.feedback || '';
+  const counter = h('p', { id: `${id}-count`, class: 'hint char-count', 'aria-live': 'polite', hidden: true });
+  field.addEventListener('input', () => countChars(field, counter));
+  countChars(field, counter);
+  const save = h('button', {
+    type: 'button', class: 'small', onclick: () => {
+      S.outbox.add('feedback', 'PUT', `/api/judge/feedback/${p.project_id}`, { feedback: field.value }, { id: p.project_id, label: `your feedback for “${p.name}”` });
+      toast('Feedback saved.');
+    },
+  }, 'Save feedback');
+  return h('details', {},
+    h('summary', {}, p.feedback ? 'Feedback for the team' : 'Add feedback for the team'),
+    h('label', { for: id }, `Feedback for ${p.name}`),
+    h('p', { id: `${id}-help`, class: 'hint field-help' }, 'Shared with the team after the results, without your name.'),
+    field, counter, save);
 }
 
 function moveRank(id, delta) {

@@ -4,7 +4,7 @@
 // (docs/behaviour.md#judge-app).
 import { api, h, $, show, toast, fmtCountdown, groupName } from './lib.js';
 import { S, load, save } from './store.js';
-import { judgedView, renderJudged, setStar } from './ranking.js';
+import { judgedView, renderJudged, setStar, countChars } from './ranking.js';
 import { place } from './placement.js';
 
 const UNDO_MS = 60000;
@@ -291,6 +291,8 @@ function restoreDraft(id) {
   $('#skip-form').hidden = true;
   $('#place-form').hidden = true;
   $('#finish-notes').value = d ? d.notes : '';
+  $('#finish-feedback').value = (d && d.feedback) || '';
+  countChars($('#finish-feedback'), $('#finish-feedback-count'));
   setStar($('#finish-star'), !!(d && d.starred));
   $('#finish-form').hidden = !(d && d.open);
   $('#actions').hidden = !!(d && d.open);
@@ -301,6 +303,7 @@ function saveDraft(open) {
   if (!S.project) return;
   save(`draft.${S.project.id}`, {
     notes: $('#finish-notes').value,
+    feedback: $('#finish-feedback').value,
     starred: $('#finish-star').getAttribute('aria-pressed') === 'true',
     open,
   });
@@ -328,6 +331,10 @@ $('#btn-skip').addEventListener('click', () => {
 $('#finish-cancel').addEventListener('click', closeForms);
 $('#skip-cancel').addEventListener('click', closeForms);
 $('#finish-notes').addEventListener('input', () => saveDraft(true));
+$('#finish-feedback').addEventListener('input', () => {
+  countChars($('#finish-feedback'), $('#finish-feedback-count'));
+  saveDraft(true);
+});
 $('#finish-star').addEventListener('click', (ev) => {
   const b = ev.currentTarget;
   setStar(b, b.getAttribute('aria-pressed') !== 'true');
@@ -344,6 +351,7 @@ $('#finish-form').addEventListener('submit', async (ev) => {
   const v = load('visit', null);
   if (!p || !v) return;
   const notes = $('#finish-notes').value;
+  const feedback = $('#finish-feedback').value;
   const starred = $('#finish-star').getAttribute('aria-pressed') === 'true';
   const view = judgedView();
   const order = view.ranking;
@@ -357,11 +365,11 @@ $('#finish-form').addEventListener('submit', async (ev) => {
   if (!S.project || S.project.id !== p.id) return; // moved elsewhere meanwhile
   const ranking = [...order.slice(0, at), p.id, ...order.slice(at)];
   const meta = { id: p.id, project: describe(p), label: `your visit to “${p.name}” (table ${p.location})` };
-  const fin = S.outbox.add('finish', 'POST', '/api/judge/finish', { project: p.id, notes, starred }, meta);
+  const fin = S.outbox.add('finish', 'POST', '/api/judge/finish', { project: p.id, notes, starred, feedback }, meta);
   S.outbox.add('rank', 'POST', '/api/judge/rank', { ranking }, { label: 'your ranking' });
   save(`draft.${p.id}`, undefined);
   save('visit', undefined);
-  save('undo', { project: describe(p), notes, starred, local: v.local, key: fin.key, until: Date.now() + UNDO_MS });
+  save('undo', { project: describe(p), notes, feedback, starred, local: v.local, key: fin.key, until: Date.now() + UNDO_MS });
   S.project = null;
   renderJudged();
   toast(`“${p.name}” placed as your #${at + 1}.`);
@@ -447,7 +455,7 @@ $('#undo').addEventListener('click', () => {
     S.outbox.add('undo', 'POST', '/api/judge/undo', undefined, { id, project: u.project, label: `undoing your visit to “${u.project.name}”` });
     local = false;
   }
-  save(`draft.${id}`, { notes: u.notes, starred: u.starred, open: true });
+  save(`draft.${id}`, { notes: u.notes, feedback: u.feedback || '', starred: u.starred, open: true });
   save('visit', { id, local });
   renderJudged();
   showProject(id).catch((e) => toast(e.message, true));
