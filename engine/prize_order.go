@@ -127,18 +127,7 @@ func (s *State) trackRatings(t string) []trackRated {
 func (s *State) PrizeOrder(track string, places int) []Standing {
 	places = max(places, 1)
 	if track == "" {
-		var ps []*Project
-		for _, p := range s.Projects {
-			if p.Active {
-				ps = append(ps, p)
-			}
-		}
-		slices.SortFunc(ps, func(a, b *Project) int {
-			if c := cmp.Compare(a.Ratings.Rank, b.Ratings.Rank); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.Location, b.Location)
-		})
+		ps := s.activeByRank()
 		theta, sd := make([]float64, len(ps)), make([]float64, len(ps))
 		for i, p := range ps {
 			r := p.RatingOf()

@@ -375,9 +375,8 @@ type ResultsView struct {
 	StableK  float64                  `json:"stable_top"`
 }
 
-// Results builds the results view.
-func (s *State) Results() ResultsView {
-	out := ResultsView{Projects: []ResultEntry{}, Tracks: map[string][]ResultEntry{}, FocusTop: s.Options.FocusTop}
+// activeByRank lists the active projects by rank, then table.
+func (s *State) activeByRank() []*Project {
 	var ps []*Project
 	for _, p := range s.Projects {
 		if p.Active {
@@ -390,6 +389,13 @@ func (s *State) Results() ResultsView {
 		}
 		return cmp.Compare(a.Location, b.Location)
 	})
+	return ps
+}
+
+// Results builds the results view.
+func (s *State) Results() ResultsView {
+	out := ResultsView{Projects: []ResultEntry{}, Tracks: map[string][]ResultEntry{}, FocusTop: s.Options.FocusTop}
+	ps := s.activeByRank()
 	entry := func(p *Project, sc Score) ResultEntry {
 		r := p.RatingOf()
 		return ResultEntry{ID: p.ID, Name: p.Name, Location: p.Location, Rank: r.Rank, Rating: r.Rating,

@@ -133,13 +133,18 @@ func (s *Server) listConflicts(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
+// judgeProjectParams reads the :judge and :project ids of a route.
+func judgeProjectParams(c *fiber.Ctx) (judge, project engine.ID, err error) {
+	if judge, err = paramID(c, "judge"); err != nil {
+		return
+	}
+	project, err = paramID(c, "project")
+	return
+}
+
 // removeConflict handles DELETE /api/admin/conflicts/:judge/:project.
 func (s *Server) removeConflict(c *fiber.Ctx) error {
-	jid, err := paramID(c, "judge")
-	if err != nil {
-		return err
-	}
-	pid, err := paramID(c, "project")
+	jid, pid, err := judgeProjectParams(c)
 	if err != nil {
 		return err
 	}
@@ -149,11 +154,7 @@ func (s *Server) removeConflict(c *fiber.Ctx) error {
 // dropConflictedJudgement handles DELETE /api/admin/conflicts/:judge/:project/judgement:
 // the judge's finished view of the project leaves the judging data; the conflict stays.
 func (s *Server) dropConflictedJudgement(c *fiber.Ctx) error {
-	jid, err := paramID(c, "judge")
-	if err != nil {
-		return err
-	}
-	pid, err := paramID(c, "project")
+	jid, pid, err := judgeProjectParams(c)
 	if err != nil {
 		return err
 	}

@@ -128,11 +128,7 @@ func (s *Server) listFeedback(c *fiber.Ctx) error {
 }
 
 func (s *Server) removeFeedback(c *fiber.Ctx) error {
-	jid, err := paramID(c, "judge")
-	if err != nil {
-		return err
-	}
-	pid, err := paramID(c, "project")
+	jid, pid, err := judgeProjectParams(c)
 	if err != nil {
 		return err
 	}
