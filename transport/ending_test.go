@@ -413,3 +413,30 @@ func mapValues(m map[string]string) []string {
 	}
 	return out
 }
+
+// TestTeamPageThrottlesGuesses: unknown team links count against the address's budget
+// (max_req_per_min) and are then refused with 429 and Retry-After, while valid links
+// keep loading however often a hall of phones behind one address asks; block_reqs
+// refuses every lookup.
+func TestTeamPageThrottlesGuesses(t *testing.T) {
+	ev := newEndingEvent(t)
+	ts := ev.ts
+	ts.must(200, "POST", "/api/admin/max-reqs", map[string]any{"max_req_per_min": 5}, asAdmin, nil)
+	for range 20 { // valid links: never throttled
+		ev.teamPage("Aurora")
+	}
+	for i := range 5 {
+		ts.refused(404, "GET", fmt.Sprintf("/api/team/guess-%022d", i), nil, anon)
+	}
+	resp, body := ts.get("/api/team/guess-number-six-000000000000", nil)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("sixth unknown link: %d %s (Retry-After %q)", resp.StatusCode, body, resp.Header.Get("Retry-After"))
+	}
+	if r, _ := ts.get("/api/team/"+ev.tokens["Aurora"], nil); r.StatusCode != 429 {
+		t.Errorf("an address that guessed too often still reads pages: %d", r.StatusCode)
+	}
+	ts.must(200, "POST", "/api/admin/block-reqs", map[string]any{"block_reqs": true}, asAdmin, nil)
+	if r, _ := ts.get("/api/team/"+ev.tokens["Aurora"], nil); r.StatusCode != 429 {
+		t.Errorf("block_reqs: %d", r.StatusCode)
+	}
+}

@@ -177,11 +177,23 @@ func (s *Server) rotateTeamLink(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"ok": 1, "link": s.teamLink(c, token)})
 }
 
-// teamPage handles GET /api/team/:token: no login, throttled per address like login
-// codes; an unknown token is a 404 that says nothing more.
+// teamPage handles GET /api/team/:token: no login; an unknown token is a 404 that says
+// nothing more. Like failed login codes, unknown tokens are counted per address
+// (max_req_per_min a minute; block_reqs refuses every lookup): guessing is what a limit
+// must stop, while a hall of phones behind one address reloading their own valid
+// links at the moment of the results must not be refused.
 func (s *Server) teamPage(c *fiber.Ctx) error {
-	if err := s.throttle(c, s.teamLimit, "team_page"); err != nil {
-		return err
+	var max int
+	var blocked bool
+	s.node.Read(func(st *engine.State) { max, blocked = st.Options.MaxReqPerMin, st.Options.BlockReqs })
+	key := "team_page:" + ipKey(s.clientIP(c))
+	if blocked {
+		s.obs.Throttled("team_page")
+		return &httpError{status: fiber.StatusTooManyRequests, msg: "requests are blocked by the organisers", retryAfter: 60}
+	}
+	if n, retry := s.teamLimit.peek(key); n >= max {
+		s.obs.Throttled("team_page")
+		return tooManyLogins("too many unknown team links from this address", retry)
 	}
 	token := c.Params("token")
 	var page engine.TeamPage
@@ -189,6 +201,7 @@ func (s *Server) teamPage(c *fiber.Ctx) error {
 	now := time.Now().UnixMilli()
 	s.node.Read(func(st *engine.State) { page, found = st.TeamPageOf(token, now) })
 	if !found {
+		s.teamLimit.hit(key)
 		return notFound("this team link is not valid: ask the organisers for a new one")
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
