@@ -280,6 +280,19 @@ func openNode(dir string, log zerolog.Logger) (node, error) {
 	return single, nil
 }
 
+// listenOn opens the server's port, over TLS when tlsConfig is set
+// (docs/operations.md#https-on-the-floor); it returns the listener and its scheme.
+func listenOn(port int, tlsConfig *tls.Config) (net.Listener, string, error) {
+	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", port))
+	if err != nil {
+		return nil, "", fmt.Errorf("listen: %w", err)
+	}
+	if tlsConfig != nil {
+		return tls.NewListener(ln, tlsConfig), "https", nil
+	}
+	return ln, "http", nil
+}
+
 func serve(args []string) error {
 	c, err := loadConfig(args)
 	if err != nil {
@@ -333,15 +346,11 @@ func serve(args []string) error {
 	// may send SIGTERM as soon as it reads that line, and it must get a clean shutdown.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", c.port))
+	ln, scheme, err := listenOn(c.port, tlsConfig)
 	if err != nil {
 		_ = outbox.Stop(context.Background())
 		closeNode()
-		return fmt.Errorf("listen: %w", err)
-	}
-	scheme := "http"
-	if tlsConfig != nil {
-		ln, scheme = tls.NewListener(ln, tlsConfig), "https"
+		return err
 	}
 	if startACME != nil {
 		defer startACME()()
