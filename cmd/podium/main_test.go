@@ -85,15 +85,16 @@ func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
 			p.mu.Lock()
 			p.out.WriteString(line + "\n")
 			p.mu.Unlock()
-			if rest, ok := strings.CutPrefix(line, "podium listening on http://"); ok {
-				addr <- rest
+			if rest, ok := strings.CutPrefix(line, "podium listening on "); ok {
+				addr <- rest // http://[::]:port, or https:// with TLS settings
 			}
 		}
 	}()
 	select {
 	case a := <-addr:
+		scheme, _, _ := strings.Cut(a, "://")
 		port := a[strings.LastIndex(a, ":")+1:]
-		p.base = "http://127.0.0.1:" + port
+		p.base = scheme + "://127.0.0.1:" + port
 	case <-time.After(30 * time.Second):
 		p.mu.Lock()
 		defer p.mu.Unlock()

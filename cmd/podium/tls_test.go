@@ -200,41 +200,11 @@ func (l *lockedBuffer) String() string {
 // port of its https listener.
 func startTLSBinary(t *testing.T, dir string, tlsEnv ...string) (*proc, string) {
 	t.Helper()
-	cmd := exec.Command(podiumBinary(t))
-	cmd.Env = append(os.Environ(), "PORT=0", "DATA_DIR="+dir, "ADMIN_PASSWORD="+killPassword, "LOG_LEVEL=warn")
-	cmd.Env = append(cmd.Env, tlsEnv...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &proc{t: t, cmd: cmd, out: &bytes.Buffer{}, mu: &sync.Mutex{}}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	port := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			line := sc.Text()
-			p.mu.Lock()
-			p.out.WriteString(line + "\n")
-			p.mu.Unlock()
-			if rest, ok := strings.CutPrefix(line, "podium listening on https://"); ok {
-				port <- rest[strings.LastIndex(rest, ":")+1:]
-			}
-		}
-	}()
-	select {
-	case pt := <-port:
-		return p, pt
-	case <-time.After(30 * time.Second):
-		p.mu.Lock()
-		defer p.mu.Unlock()
+	p := startBinary(t, dir, tlsEnv...)
+	if !strings.HasPrefix(p.base, "https://") {
 		t.Fatalf("no https listening line:\n%s", p.out.String())
 	}
-	return nil, ""
+	return p, p.base[strings.LastIndex(p.base, ":")+1:]
 }
 
 // TestHTTPSJudgeAppOpensOffline: with TLS_CERT_FILE and TLS_KEY_FILE the binary serves
