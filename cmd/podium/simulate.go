@@ -16,7 +16,7 @@ func init() {
 		run        func(args []string) error
 	}{
 		name: "simulate",
-		help: "podium simulate -projects N -judges J -visits V [-seeds S] [-mode focus|spread|both] [-goal podium|field] [-min-views M] [-rank-top K] [-rank-share F] [-track [-track-r R]] [-http | -url URL -password P]  expected precision for an event",
+		help: "podium simulate -projects N -judges J -visits V [-seeds S] [-mode focus|spread|both] [-goal podium|field] [-min-views M] [-rank-top K] [-rank-share F] [-track [-track-r R] [-track-judges J] [-track-visits V]] [-http | -url URL -password P]  expected precision for an event",
 		run:  simulateCommand,
 	})
 }
@@ -33,6 +33,8 @@ type simFlags struct {
 	metrics       string
 	track         bool
 	trackR        float64
+	trackJudges   int
+	trackVisits   int
 }
 
 func parseSimFlags(args []string) (*simFlags, error) {
@@ -58,6 +60,9 @@ func parseSimFlags(args []string) (*simFlags, error) {
 	fs.StringVar(&f.metrics, "metrics-url", "", "with -url: where /metrics is served (default URL/metrics)")
 	fs.BoolVar(&f.track, "track", false, "add the track-prize world (docs/behaviour.md#track-prizes: a track of 15 projects, 3 track judges × 8 visits) and print its table")
 	fs.Float64Var(&f.trackR, "track-r", 0.6, "with -track: the correlation of the track's quality with overall quality")
+	def := simulate.DefaultTrack()
+	fs.IntVar(&f.trackJudges, "track-judges", def.Judges, "with -track: the track judges")
+	fs.IntVar(&f.trackVisits, "track-visits", def.Visits, "with -track: visits per track judge")
 	fs.BoolVar(&c.EarlierTrackRule, "track-earlier", false, "with -track, in process: track judges walk to the next table up, as in events begun before they covered their track (for the reference rows; over HTTP give -server an earlier build)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -69,8 +74,11 @@ func parseSimFlags(args []string) (*simFlags, error) {
 		if f.trackR < 0 || f.trackR > 1 {
 			return nil, errors.New("simulate: -track-r must be in [0, 1]")
 		}
+		if f.trackJudges < 1 || f.trackVisits < 1 {
+			return nil, errors.New("simulate: -track-judges and -track-visits must be at least 1")
+		}
 		c.Track = simulate.DefaultTrack()
-		c.Track.R = f.trackR
+		c.Track.R, c.Track.Judges, c.Track.Visits = f.trackR, f.trackJudges, f.trackVisits
 		if c.Track.Projects > c.Projects {
 			return nil, errors.New("simulate: -track needs at least 15 projects")
 		}

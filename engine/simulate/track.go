@@ -60,6 +60,8 @@ var trackMethods = []string{
 	"overall rating alone, restricted to the track",
 	"oracle: posterior of q_T from every view, true σ and r",
 	"Podium: PrizeOrder (results' track list)",
+	"Bayes on track judges' rankings and stars, each judge's noise known",
+	"Bayes on track judges' rankings and stars, noise unknown (the ceiling for Podium)",
 }
 
 // trackTables draws the track's n tables.
@@ -170,7 +172,15 @@ func (ev *event) measureTrack(f Final) *TrackRun {
 		}
 	}
 	out.Views /= float64(len(ids))
-	for _, o := range [][]engine.ID{today, stars, borda, overall, oracle, podium} {
+	bayes := func(known bool) []engine.ID {
+		m := ev.trackBayes(ids, known)
+		pos := make(map[engine.ID]float64, len(ids))
+		for i, id := range ids {
+			pos[id] = m[i]
+		}
+		return byKey(func(id engine.ID) float64 { return pos[id] })
+	}
+	for _, o := range [][]engine.ID{today, stars, borda, overall, oracle, podium, bayes(true), bayes(false)} {
 		w := 0.0
 		if len(o) > 0 && o[0] == truth[0] {
 			w = 1
@@ -187,24 +197,30 @@ func (ev *event) measureTrack(f Final) *TrackRun {
 // prior N(0, 1), give q's posterior N(m, v), so q_T's prior is N(r·m, r²·v + 1 − r²);
 // the track judges' views of q_T are added to it.
 func (ev *event) trackPosterior(id engine.ID) float64 {
-	r := ev.cfg.Track.R
-	pq, sq := 1.0, 0.0
+	pm, pv := ev.trackPrior(id)
 	pt, st := 0.0, 0.0
 	for _, j := range ev.judges {
-		y, ok := j.percept[id]
-		if !ok {
-			continue
-		}
-		w := 1 / (j.noise * j.noise)
-		if j.track {
+		if y, ok := j.percept[id]; ok && j.track {
+			w := 1 / (j.noise * j.noise)
 			pt, st = pt+w, st+w*y
-		} else {
+		}
+	}
+	return (pm/pv + st) / (1/pv + pt)
+}
+
+// trackPrior is q_T's prior mean and variance for project id given the general judges'
+// views of q (each judge's true noise) set against q's prior N(0, 1).
+func (ev *event) trackPrior(id engine.ID) (mean, variance float64) {
+	r := ev.cfg.Track.R
+	pq, sq := 1.0, 0.0
+	for _, j := range ev.judges {
+		if y, ok := j.percept[id]; ok && !j.track {
+			w := 1 / (j.noise * j.noise)
 			pq, sq = pq+w, sq+w*y
 		}
 	}
 	m, v := sq/pq, 1/pq
-	pv := r*r*v + 1 - r*r
-	return (r*m/pv + st) / (1/pv + pt)
+	return r * m, r*r*v + 1 - r*r
 }
 
 // spearman is Spearman's ρ of order o against the true order truth (the same projects).

@@ -1,0 +1,159 @@
+package simulate
+
+// The best any track order can do from what Podium is told (docs/behaviour.md#track-prizes):
+// the Bayesian posterior of q_T given the track judges' rankings and stars only (not their
+// perceptions), sampled by Gibbs. Each track judge's perceptions are latent, ordered as
+// its ranking and above or below the star line as its stars say; the general judges'
+// views give q_T's prior as for the oracle. With each judge's noise known it measures
+// what rankings lose against the oracle's perceptions; with the noise unknown (drawn, per
+// judge, from the world's noises) it is the ceiling of an order that, like Podium, is
+// not told how noisy each judge is.
+
+import (
+	"math"
+
+	"podium/engine"
+)
+
+const (
+	bayesBurn   = 100  // Gibbs sweeps discarded
+	bayesSweeps = 1000 // Gibbs sweeps averaged
+)
+
+// bayesJudge is one track judge's ranking as the sampler sees it.
+type bayesJudge struct {
+	order []int     // the track projects it saw (indexes), best first
+	star  []bool    // aligned with order
+	y     []float64 // its latent perceptions, aligned with order
+	noise float64   // its noise: known, or the current draw
+}
+
+// trackBayes returns the posterior mean of q_T of each of ids from the track judges'
+// rankings and stars; knownNoise gives the sampler each judge's true noise.
+func (ev *event) trackBayes(ids []engine.ID, knownNoise bool) []float64 {
+	tw := ev.cfg.Track
+	line := ev.cfg.StarAbove
+	n := len(ids)
+	idx := make(map[engine.ID]int, n)
+	mu, prior := make([]float64, n), make([]float64, n) // q_T's prior mean and variance
+	for i, id := range ids {
+		idx[id] = i
+		mu[i], prior[i] = ev.trackPrior(id)
+	}
+	var js []*bayesJudge
+	for _, j := range ev.judges {
+		if !j.track || len(j.seen) == 0 {
+			continue
+		}
+		b := &bayesJudge{noise: 1}
+		if knownNoise {
+			b.noise = j.noise
+		}
+		stars := 0
+		for _, id := range j.ranking(0) {
+			st := j.percept[id] >= line
+			b.order, b.star = append(b.order, idx[id]), append(b.star, st)
+			if st {
+				stars++
+			}
+		}
+		for k := range b.order { // a start that meets every constraint
+			b.y = append(b.y, line+0.3*(float64(stars-k)-0.5))
+		}
+		js = append(js, b)
+	}
+	rnd := engine.NewRand(ev.seed*0x9e3779b97f4a7c15 + 11)
+	theta := append([]float64(nil), mu...)
+	mean := make([]float64, n)
+	prec, sum := make([]float64, n), make([]float64, n)
+	for it := 0; it < bayesBurn+bayesSweeps; it++ {
+		for _, b := range js {
+			b.sampleY(rnd, theta, line)
+			if !knownNoise {
+				b.sampleNoise(rnd, theta, tw.Noises)
+			}
+		}
+		for i := range theta {
+			prec[i], sum[i] = 1/prior[i], mu[i]/prior[i]
+		}
+		for _, b := range js {
+			w := 1 / (b.noise * b.noise)
+			for k, i := range b.order {
+				prec[i] += w
+				sum[i] += w * b.y[k]
+			}
+		}
+		for i := range theta {
+			theta[i] = sum[i]/prec[i] + rnd.Norm()/math.Sqrt(prec[i])
+			if it >= bayesBurn {
+				mean[i] += theta[i] / bayesSweeps
+			}
+		}
+	}
+	return mean
+}
+
+// sampleY draws each latent perception given the others and θ: normal around its
+// project's θ, between its neighbours in the ranking, on its side of the star line.
+func (b *bayesJudge) sampleY(rnd *engine.Rand, theta []float64, line float64) {
+	for k, i := range b.order {
+		lo, hi := math.Inf(-1), math.Inf(1)
+		if k+1 < len(b.y) {
+			lo = b.y[k+1]
+		}
+		if k > 0 {
+			hi = b.y[k-1]
+		}
+		if b.star[k] {
+			lo = math.Max(lo, line)
+		} else {
+			hi = math.Min(hi, line)
+		}
+		b.y[k] = truncNorm(rnd, theta[i], b.noise, lo, hi)
+	}
+}
+
+// sampleNoise draws the judge's noise from noises (equally likely a priori) given its
+// perceptions and θ.
+func (b *bayesJudge) sampleNoise(rnd *engine.Rand, theta, noises []float64) {
+	logp := make([]float64, len(noises))
+	best := math.Inf(-1)
+	for s, sg := range noises {
+		for k, i := range b.order {
+			d := b.y[k] - theta[i]
+			logp[s] -= math.Log(sg) + d*d/(2*sg*sg)
+		}
+		best = math.Max(best, logp[s])
+	}
+	total := 0.0
+	for s := range logp {
+		logp[s] = math.Exp(logp[s] - best)
+		total += logp[s]
+	}
+	u := rnd.Float64() * total
+	for s, w := range logp {
+		if u -= w; u <= 0 || s == len(noises)-1 {
+			b.noise = noises[s]
+			return
+		}
+	}
+}
+
+// truncNorm draws from N(mu, s²) truncated to [lo, hi] by inverting the normal CDF
+// (on the side of the mean where the interval's tail probabilities keep their digits).
+func truncNorm(rnd *engine.Rand, mu, s, lo, hi float64) float64 {
+	a, b := (lo-mu)/s, (hi-mu)/s
+	flip := a > 0
+	if flip {
+		a, b = -b, -a
+	}
+	pa, pb := stdCDF(a), stdCDF(b)
+	u := math.Min(math.Max(pa+rnd.Float64()*(pb-pa), 1e-300), 1-1e-16)
+	x := math.Min(math.Max(-math.Sqrt2*math.Erfcinv(2*u), a), b)
+	if flip {
+		x = -x
+	}
+	return mu + s*x
+}
+
+func stdCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
