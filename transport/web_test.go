@@ -396,6 +396,12 @@ func TestWebApp(t *testing.T) {
 		waitJS(t, ctx, "one unranked", `document.querySelectorAll('#unranked > li').length === 1`)
 		run(t, ctx, "rank it again", chromedp.Click(chromedp.CSS("#unranked > li:first-child .rank-buttons button")))
 		waitJS(t, ctx, "two ranked", `document.querySelectorAll('#ranked > li').length === 2`)
+		// The list re-renders when the server answers the ranking; the click waits for
+		// that, so it never lands on an item the re-render replaces.
+		eventually(t, "two ranked saved", func() bool {
+			r, _ := judgeState(ts, jid)["rankings"].([]any)
+			return len(r) == 2
+		})
 		ids := evalJS[[]string](t, ctx, `[...document.querySelectorAll('#ranked > li')].map(li => li.dataset.id)`)
 		run(t, ctx, "move up", chromedp.Click(chromedp.CSS(`#ranked > li:nth-child(2) button[aria-label^="Move"][aria-label$="up"]`)))
 		want := []any{ids[1], ids[0]}

@@ -139,21 +139,52 @@ func (b *bayesJudge) sampleNoise(rnd *engine.Rand, theta, noises []float64) {
 	}
 }
 
-// truncNorm draws from N(mu, s²) truncated to [lo, hi] by inverting the normal CDF
-// (on the side of the mean where the interval's tail probabilities keep their digits).
+// truncNorm draws from N(mu, s²) truncated to [lo, hi]: by inverting the normal CDF (on
+// the side of the mean where the interval's tail probabilities keep their digits), or,
+// for an interval beyond tailFrom sds where the inverse loses them, by rejection from an
+// exponential (Robert, "Simulation of truncated normal variables", 1995).
 func truncNorm(rnd *engine.Rand, mu, s, lo, hi float64) float64 {
 	a, b := (lo-mu)/s, (hi-mu)/s
 	flip := a > 0
 	if flip {
 		a, b = -b, -a
 	}
-	pa, pb := stdCDF(a), stdCDF(b)
-	u := math.Min(math.Max(pa+rnd.Float64()*(pb-pa), 1e-300), 1-1e-16)
-	x := math.Min(math.Max(-math.Sqrt2*math.Erfcinv(2*u), a), b)
+	var x float64
+	if b < -tailFrom {
+		x = -tailDraw(rnd, -b, -a)
+	} else {
+		pa, pb := stdCDF(a), stdCDF(b)
+		u := math.Min(math.Max(pa+rnd.Float64()*(pb-pa), 1e-300), 1-1e-16)
+		x = math.Min(math.Max(-math.Sqrt2*math.Erfcinv(2*u), a), b)
+	}
 	if flip {
 		x = -x
 	}
 	return mu + s*x
+}
+
+// tailFrom is where truncNorm leaves the inverse CDF for rejection.
+const tailFrom = 5
+
+// tailDraw draws a standard normal truncated to [a, b], a ≥ tailFrom, by rejection:
+// from a uniform on [a, b] when the interval is narrow (kept with probability
+// exp(−(x² − a²)/2) ≥ e^−1.5), else from x = a + E/a with E exponential, kept with
+// probability exp(−(x − a)²/2) when x ≤ b.
+func tailDraw(rnd *engine.Rand, a, b float64) float64 {
+	if (b-a)*a < 1 {
+		for {
+			x := a + rnd.Float64()*(b-a)
+			if rnd.Float64() <= math.Exp(-(x*x-a*a)/2) {
+				return x
+			}
+		}
+	}
+	for {
+		x := a - math.Log(1-rnd.Float64())/a
+		if x <= b && rnd.Float64() <= math.Exp(-(x-a)*(x-a)/2) {
+			return x
+		}
+	}
 }
 
 func stdCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
