@@ -1,5 +1,6 @@
 // The dashboard's modal dialog (#dialog in admin.html) for the modules that live beside
-// admin.js (content.js, reset.js) and admin.js itself: confirm with a title, a body and OK / Cancel.
+// admin.js (content.js, reset.js) and admin.js's own (admin-state.js, judges.js): confirm
+// with a title, a body and OK / Cancel.
 import { $ } from './lib.js';
 
 /**
