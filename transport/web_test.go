@@ -143,17 +143,28 @@ func (b *webBrowser) tab(t *testing.T) context.Context {
 // run runs browser actions and fails the test on error.
 func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
+	for i, step := range steps {
+		err := runStep(ctx, step)
+		if err != nil {
+			if len(steps) > 1 {
+				what = fmt.Sprintf("%s (step %d of %d)", what, i+1, len(steps))
+			}
+			t.Fatalf("%s: %v", what, explainCDP(err))
+		}
+	}
+}
+
+// runStep runs one step with its own deadline. A step that failed because the page
+// re-rendered the element between finding and using it (a live update) did nothing,
+// and is tried again.
+func runStep(ctx context.Context, step chromedp.Action[chromedp.Void]) error {
 	sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	err := chromedp.Do(sctx, steps...)
-	for try := 0; err != nil && len(steps) == 1 && strings.Contains(err.Error(), "Could not find node with given id") && try < 3; try++ {
-		// The page re-rendered the element between finding and using it (a live
-		// update): a single step that failed so did nothing, and is tried again.
-		err = chromedp.Do(sctx, steps...)
+	err := chromedp.Do(sctx, step)
+	for try := 0; err != nil && strings.Contains(err.Error(), "Could not find node with given id") && try < 3; try++ {
+		err = chromedp.Do(sctx, step)
 	}
-	if err != nil {
-		t.Fatalf("%s: %v", what, explainCDP(err))
-	}
+	return err
 }
 
 // waitJS waits until the JavaScript expression is truthy.

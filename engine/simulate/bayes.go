@@ -4,10 +4,11 @@ package simulate
 // the Bayesian posterior of q_T given the track judges' rankings and stars only (not their
 // perceptions), sampled by Gibbs. Each track judge's perceptions are latent, ordered as
 // its ranking and above or below the star line as its stars say; the general judges'
-// views give q_T's prior as for the oracle. With each judge's noise known it measures
-// what rankings lose against the oracle's perceptions; with the noise unknown (drawn, per
-// judge, from the world's noises) it is the ceiling of an order that, like Podium, is
-// not told how noisy each judge is.
+// views of q give q_T's prior through r, as for the oracle. Told each judge's noise and
+// r, it measures what rankings lose against the oracle's perceptions. Told neither (each
+// judge's noise drawn from the world's noises, r from a uniform prior on [0, 1]), it is
+// the ceiling of an order that, like Podium, knows the world's shape but not how noisy
+// each judge is nor how far the sponsor's criteria follow overall quality.
 
 import (
 	"math"
@@ -28,17 +29,24 @@ type bayesJudge struct {
 	noise float64   // its noise: known, or the current draw
 }
 
+// rGrid is the number of steps of r's grid on [0, 1] when r is sampled.
+const rGrid = 20
+
 // trackBayes returns the posterior mean of q_T of each of ids from the track judges'
-// rankings and stars; knownNoise gives the sampler each judge's true noise.
-func (ev *event) trackBayes(ids []engine.ID, knownNoise bool) []float64 {
+// rankings and stars; known gives the sampler each judge's true noise and the true r.
+func (ev *event) trackBayes(ids []engine.ID, known bool) []float64 {
 	tw := ev.cfg.Track
 	line := ev.cfg.StarAbove
 	n := len(ids)
 	idx := make(map[engine.ID]int, n)
-	mu, prior := make([]float64, n), make([]float64, n) // q_T's prior mean and variance
+	qm, qv := make([]float64, n), make([]float64, n) // q's posterior from the general judges
 	for i, id := range ids {
 		idx[id] = i
-		mu[i], prior[i] = ev.trackPrior(id)
+		qm[i], qv[i] = ev.qPosterior(id)
+	}
+	r := tw.R
+	if !known {
+		r = 0.5
 	}
 	var js []*bayesJudge
 	for _, j := range ev.judges {
@@ -46,7 +54,7 @@ func (ev *event) trackBayes(ids []engine.ID, knownNoise bool) []float64 {
 			continue
 		}
 		b := &bayesJudge{noise: 1}
-		if knownNoise {
+		if known {
 			b.noise = j.noise
 		}
 		stars := 0
@@ -63,18 +71,25 @@ func (ev *event) trackBayes(ids []engine.ID, knownNoise bool) []float64 {
 		js = append(js, b)
 	}
 	rnd := engine.NewRand(ev.seed*0x9e3779b97f4a7c15 + 11)
-	theta := append([]float64(nil), mu...)
+	theta := make([]float64, n)
+	for i := range theta {
+		theta[i] = r * qm[i]
+	}
 	mean := make([]float64, n)
 	prec, sum := make([]float64, n), make([]float64, n)
 	for it := 0; it < bayesBurn+bayesSweeps; it++ {
 		for _, b := range js {
 			b.sampleY(rnd, theta, line)
-			if !knownNoise {
+			if !known {
 				b.sampleNoise(rnd, theta, tw.Noises)
 			}
 		}
+		if !known {
+			r = sampleR(rnd, theta, qm, qv)
+		}
 		for i := range theta {
-			prec[i], sum[i] = 1/prior[i], mu[i]/prior[i]
+			pv := r*r*qv[i] + 1 - r*r // q_T's prior: N(r·m, r²·v + 1 − r²)
+			prec[i], sum[i] = 1/pv, r*qm[i]/pv
 		}
 		for _, b := range js {
 			w := 1 / (b.noise * b.noise)
@@ -91,6 +106,34 @@ func (ev *event) trackBayes(ids []engine.ID, knownNoise bool) []float64 {
 		}
 	}
 	return mean
+}
+
+// sampleR draws r from its grid on [0, 1] (equally likely a priori) given θ, each q_T
+// being N(r·m, r²·v + 1 − r²) with (m, v) its project's q posterior.
+func sampleR(rnd *engine.Rand, theta, qm, qv []float64) float64 {
+	var logp [rGrid + 1]float64
+	best := math.Inf(-1)
+	for g := range logp {
+		r := float64(g) / rGrid
+		for i, t := range theta {
+			pv := r*r*qv[i] + 1 - r*r
+			d := t - r*qm[i]
+			logp[g] -= 0.5 * (math.Log(pv) + d*d/pv)
+		}
+		best = math.Max(best, logp[g])
+	}
+	total := 0.0
+	for g := range logp {
+		logp[g] = math.Exp(logp[g] - best)
+		total += logp[g]
+	}
+	u := rnd.Float64() * total
+	for g, w := range logp {
+		if u -= w; u <= 0 || g == rGrid {
+			return float64(g) / rGrid
+		}
+	}
+	return 1
 }
 
 // sampleY draws each latent perception given the others and θ: normal around its

@@ -59,8 +59,8 @@ func TestTrackBayesRanksLoseLittle(t *testing.T) {
 		return -1
 	}
 	oracle := idx("oracle: posterior of q_T from every view, true σ and r")
-	known := idx("Bayes on track judges' rankings and stars, each judge's noise known")
-	unknown := idx("Bayes on track judges' rankings and stars, noise unknown (the ceiling for Podium)")
+	known := idx("Bayes on track judges' rankings and stars, each judge's noise and r known")
+	unknown := idx("Bayes on track judges' rankings and stars, noise and r unknown (Podium's ceiling)")
 	var rho [3]float64
 	const events = 30
 	for seed := uint64(1); seed <= events; seed++ {

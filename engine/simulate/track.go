@@ -60,8 +60,8 @@ var trackMethods = []string{
 	"overall rating alone, restricted to the track",
 	"oracle: posterior of q_T from every view, true σ and r",
 	"Podium: PrizeOrder (results' track list)",
-	"Bayes on track judges' rankings and stars, each judge's noise known",
-	"Bayes on track judges' rankings and stars, noise unknown (the ceiling for Podium)",
+	"Bayes on track judges' rankings and stars, each judge's noise and r known",
+	"Bayes on track judges' rankings and stars, noise and r unknown (Podium's ceiling)",
 }
 
 // trackTables draws the track's n tables.
@@ -197,7 +197,9 @@ func (ev *event) measureTrack(f Final) *TrackRun {
 // prior N(0, 1), give q's posterior N(m, v), so q_T's prior is N(r·m, r²·v + 1 − r²);
 // the track judges' views of q_T are added to it.
 func (ev *event) trackPosterior(id engine.ID) float64 {
-	pm, pv := ev.trackPrior(id)
+	r := ev.cfg.Track.R
+	m, v := ev.qPosterior(id)
+	pm, pv := r*m, r*r*v+1-r*r
 	pt, st := 0.0, 0.0
 	for _, j := range ev.judges {
 		if y, ok := j.percept[id]; ok && j.track {
@@ -208,10 +210,9 @@ func (ev *event) trackPosterior(id engine.ID) float64 {
 	return (pm/pv + st) / (1/pv + pt)
 }
 
-// trackPrior is q_T's prior mean and variance for project id given the general judges'
-// views of q (each judge's true noise) set against q's prior N(0, 1).
-func (ev *event) trackPrior(id engine.ID) (mean, variance float64) {
-	r := ev.cfg.Track.R
+// qPosterior is the mean and variance of project id's quality q given the general
+// judges' views of it (each judge's true noise) set against q's prior N(0, 1).
+func (ev *event) qPosterior(id engine.ID) (mean, variance float64) {
 	pq, sq := 1.0, 0.0
 	for _, j := range ev.judges {
 		if y, ok := j.percept[id]; ok && !j.track {
@@ -219,8 +220,7 @@ func (ev *event) trackPrior(id engine.ID) (mean, variance float64) {
 			pq, sq = pq+w, sq+w*y
 		}
 	}
-	m, v := sq/pq, 1/pq
-	return r * m, r*r*v + 1 - r*r
+	return sq / pq, 1 / pq
 }
 
 // spearman is Spearman's ρ of order o against the true order truth (the same projects).
