@@ -111,8 +111,7 @@ func (ev *event) trackBayes(ids []engine.ID, known bool) []float64 {
 // sampleR draws r from its grid on [0, 1] (equally likely a priori) given θ, each q_T
 // being N(r·m, r²·v + 1 − r²) with (m, v) its project's q posterior.
 func sampleR(rnd *engine.Rand, theta, qm, qv []float64) float64 {
-	var logp [rGrid + 1]float64
-	best := math.Inf(-1)
+	logp := make([]float64, rGrid+1)
 	for g := range logp {
 		r := float64(g) / rGrid
 		for i, t := range theta {
@@ -120,20 +119,28 @@ func sampleR(rnd *engine.Rand, theta, qm, qv []float64) float64 {
 			d := t - r*qm[i]
 			logp[g] -= 0.5 * (math.Log(pv) + d*d/pv)
 		}
-		best = math.Max(best, logp[g])
+	}
+	return float64(drawLog(rnd, logp)) / rGrid
+}
+
+// drawLog draws an index with probability proportional to exp(logp[i]).
+func drawLog(rnd *engine.Rand, logp []float64) int {
+	best := math.Inf(-1)
+	for _, l := range logp {
+		best = math.Max(best, l)
 	}
 	total := 0.0
-	for g := range logp {
-		logp[g] = math.Exp(logp[g] - best)
-		total += logp[g]
+	for i, l := range logp {
+		logp[i] = math.Exp(l - best)
+		total += logp[i]
 	}
 	u := rnd.Float64() * total
-	for g, w := range logp {
-		if u -= w; u <= 0 || g == rGrid {
-			return float64(g) / rGrid
+	for i, w := range logp {
+		if u -= w; u <= 0 {
+			return i
 		}
 	}
-	return 1
+	return len(logp) - 1
 }
 
 // sampleY draws each latent perception given the others and θ: normal around its
@@ -160,26 +167,13 @@ func (b *bayesJudge) sampleY(rnd *engine.Rand, theta []float64, line float64) {
 // perceptions and θ.
 func (b *bayesJudge) sampleNoise(rnd *engine.Rand, theta, noises []float64) {
 	logp := make([]float64, len(noises))
-	best := math.Inf(-1)
 	for s, sg := range noises {
 		for k, i := range b.order {
 			d := b.y[k] - theta[i]
 			logp[s] -= math.Log(sg) + d*d/(2*sg*sg)
 		}
-		best = math.Max(best, logp[s])
 	}
-	total := 0.0
-	for s := range logp {
-		logp[s] = math.Exp(logp[s] - best)
-		total += logp[s]
-	}
-	u := rnd.Float64() * total
-	for s, w := range logp {
-		if u -= w; u <= 0 || s == len(noises)-1 {
-			b.noise = noises[s]
-			return
-		}
-	}
+	b.noise = noises[drawLog(rnd, logp)]
 }
 
 // truncNorm draws from N(mu, s²) truncated to [lo, hi]: by inverting the normal CDF (on
