@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"strings"
 )
 
@@ -266,8 +267,13 @@ type WinnerEntry struct {
 // PrizeWinnersView is one prize of GET /api/admin/winners.
 type PrizeWinnersView struct {
 	Prize
-	Proposed []ProposedEntry `json:"proposed"`
-	Winners  []WinnerEntry   `json:"winners"`
+	// A track prize's evidence: the track's active track judges and their views per
+	// active project of the track (docs/behaviour.md#track-prizes: under about three
+	// views per project the proposed order is a shortlist).
+	TrackJudges *int            `json:"track_judges,omitempty"`
+	TrackViews  *float64        `json:"track_views,omitempty"`
+	Proposed    []ProposedEntry `json:"proposed"`
+	Winners     []WinnerEntry   `json:"winners"`
 }
 
 // WinnersView is GET /api/admin/winners.
@@ -289,6 +295,10 @@ func (s *State) Winners() WinnersView {
 	}
 	for _, pz := range s.Prizes {
 		v := PrizeWinnersView{Prize: pz, Proposed: []ProposedEntry{}, Winners: []WinnerEntry{}}
+		if pz.Track != "" {
+			judges, views := s.trackEvidence(pz.Track)
+			v.TrackJudges, v.TrackViews = &judges, &views
+		}
 		for i, st := range s.PrizeOrder(pz.Track, pz.Places) {
 			if i >= pz.Places+proposalExtra {
 				break
@@ -304,4 +314,25 @@ func (s *State) Winners() WinnersView {
 		out.Prizes = append(out.Prizes, v)
 	}
 	return out
+}
+
+// trackEvidence returns track t's active track judges and their views per active
+// project of the track (two decimals; 0 without projects).
+func (s *State) trackEvidence(t string) (judges int, views float64) {
+	for _, j := range s.Judges {
+		if j.Active && s.trackOf(j) == t {
+			judges++
+		}
+	}
+	n, seen := 0, 0
+	for _, p := range s.Projects {
+		if p.Active && containsString(p.ChallengeList, t) {
+			n++
+			seen += p.TrackSeen[t]
+		}
+	}
+	if n > 0 {
+		views = math.Round(100*float64(seen)/float64(n)) / 100
+	}
+	return judges, views
 }

@@ -440,3 +440,41 @@ func TestTeamPageThrottlesGuesses(t *testing.T) {
 		t.Errorf("block_reqs: %d", r.StatusCode)
 	}
 }
+
+// TestTrackPrizeEvidence: a track prize's proposal says what it stands on, the track's
+// active track judges and their views per project of the track
+// (docs/behaviour.md#track-prizes); the overall prize says neither.
+func TestTrackPrizeEvidence(t *testing.T) {
+	ev := newEndingEvent(t)
+	ts := ev.ts
+	ts.must(200, "PUT", "/api/admin/prizes", []map[string]any{{"name": "Best overall", "places": 2}, {"name": "Best Hardware", "track": "Hardware", "places": 1}}, asAdmin, nil)
+	type prizeEvidence struct {
+		Name        string
+		TrackJudges *int     `json:"track_judges"`
+		TrackViews  *float64 `json:"track_views"`
+	}
+	evidence := func() []prizeEvidence {
+		var w struct{ Prizes []prizeEvidence }
+		ts.must(200, "GET", "/api/admin/winners", nil, asAdmin, &w)
+		if len(w.Prizes) != 2 || w.Prizes[0].TrackJudges != nil || w.Prizes[0].TrackViews != nil || w.Prizes[1].TrackJudges == nil || w.Prizes[1].TrackViews == nil {
+			t.Fatalf("prizes' evidence: %+v", w.Prizes)
+		}
+		return w.Prizes
+	}
+	if e := evidence()[1]; *e.TrackJudges != 0 || *e.TrackViews != 0 { // the general judges' views are not the track's
+		t.Errorf("before a track judge: %d judges, %v views", *e.TrackJudges, *e.TrackViews)
+	}
+	ts.must(200, "POST", "/api/admin/options", map[string]any{"judge_tracks": true}, asAdmin, nil)
+	_, code := ts.addJudge("Hana", "hana@example.com", "Hardware")
+	hana := ts.login(code)
+	ts.judgeOnce(hana) // one of the track's two projects
+	if e := evidence()[1]; *e.TrackJudges != 1 || *e.TrackViews != 0.5 {
+		t.Errorf("after one track visit: %d judges, %v views, want 1 and 0.5", *e.TrackJudges, *e.TrackViews)
+	}
+	_, code = ts.addJudge("Ivo", "ivo@example.com", "Hardware")
+	ts.login(code)
+	ts.judgeOnce(hana)
+	if e := evidence()[1]; *e.TrackJudges != 2 || *e.TrackViews != 1 {
+		t.Errorf("after two track visits: %d judges, %v views, want 2 and 1", *e.TrackJudges, *e.TrackViews)
+	}
+}

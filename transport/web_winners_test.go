@@ -169,6 +169,14 @@ func TestWebWinners(t *testing.T) {
 	// Winners tab: Podium's proposal with how sure it is, in words.
 	run(t, ctx, "winners tab", chromedp.Click(chromedp.CSS("#tab-winners")))
 	waitJS(t, ctx, "prize cards", `document.querySelectorAll('#wn-prizes .prize-card').length === 4 && document.querySelectorAll('#wn-prizes .prize-card .place[data-id]').length === 12`)
+	// The Hardware prize says what it stands on: one judge, 1.0 views per project (four
+	// visits over the track's four projects), so its order is a shortlist; the overall
+	// prize says neither.
+	hints := evalJS[[]string](t, ctx, `[...document.querySelectorAll('#wn-prizes .prize-card')].map((c) => [...c.querySelectorAll('.hint')].map((e) => e.textContent).join(' / '))`)
+	if len(hints) != 4 || !strings.Contains(hints[1], "1 judge, 1.0 views per project") || !strings.Contains(hints[1], "shortlist") ||
+		strings.Contains(hints[0], "views per project") || strings.Contains(hints[0], "shortlist") {
+		t.Errorf("prize card hints = %q", hints)
+	}
 	words := evalJS[[]string](t, ctx, `[...document.querySelectorAll('#wn-prizes .sure strong')].map((s) => s.textContent)`)
 	for _, w := range words {
 		if !(w == "Very likely" || w == "Likely" || w == "Uncertain" || strings.HasPrefix(w, "A coin toss")) {

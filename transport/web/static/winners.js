@@ -264,8 +264,10 @@ function prizeCard(pz) {
       h('h2', { id: `wn-h-${pz.id}` }, pz.name, ' ', h('span', { class: 'hint' }, pz.track ? `· ${pz.track} track · ` : '· overall · ', `${pz.places} place${pz.places === 1 ? '' : 's'}`)),
       state),
     h('p', { class: 'hint' }, pz.track
-      ? `Proposed from the ${pz.track} judges' own rankings and stars.`
+      ? `Proposed from the ${pz.track} judges' own rankings and stars: ${pz.track_judges} judge${pz.track_judges === 1 ? '' : 's'}, ${pz.track_views.toFixed(1)} views per project.`
       : 'Proposed from every general judge\'s rankings (the Results tab\'s ratings).'),
+    pz.track && prop.length && pz.track_views < 3 ? h('p', { class: 'hint shortlist' },
+      'Under 3 views per project the order is a shortlist, not a verdict: the true best comes first in fewer than half of such events. Ask the sponsor to compare the top three.') : null,
     !prop.length && !list.length ? h('p', { class: 'muted' }, 'No project has been judged for this prize yet.') : null,
     h('ol', { class: 'places' }, ...rows),
     next.length ? h('p', { class: 'next-line hint' }, 'Next in line: ', ...next.flatMap((x, k) => [k ? ', ' : '', h('span', {}, `${x.name} (table ${x.location}, ${pct(x.p)})`)])) : null,
