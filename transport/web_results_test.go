@@ -65,7 +65,7 @@ func TestWebResultsTab(t *testing.T) {
 		ts.addProject(n, "")
 	}
 	j1, c1 := ts.addJudge("Careful Cat", "cat@example.com", "")
-	_, c2 := ts.addJudge("Rushed Rob", "rob@example.com", "")
+	j2, c2 := ts.addJudge("Rushed Rob", "rob@example.com", "")
 	ts.must(200, "POST", "/api/admin/clock/unpause", nil, asAdmin, nil)
 	t1, t2 := ts.login(c1), ts.login(c2)
 	for i := 0; i < 2; i++ {
@@ -141,11 +141,21 @@ func TestWebResultsTab(t *testing.T) {
 	if judgeState(ts, j1)["active"] != true {
 		t.Fatal("cancelling hid the judge")
 	}
-	run(t, ctx, "hide judge again", chromedp.Click(chromedp.CSS(hideBtn)))
-	waitJS(t, ctx, "asked again", `document.querySelector('#dialog').open`)
+	// Asked about the other judge, Cancel, and this one at once (in one task, before the
+	// first question's close event arrives): the answer to the second question is not
+	// taken for the first's, nor the other way round.
+	evalJS[bool](t, ctx, `(() => {
+		document.querySelector('#results-judges tr[data-id="`+j2+`"] button.hide-judge').click();
+		document.querySelector('#dialog-cancel').click();
+		document.querySelector('`+hideBtn+`').click();
+		return true; })()`)
+	waitJS(t, ctx, "asked again", `document.querySelector('#dialog').open && document.querySelector('#dialog-title').textContent === 'Hide Careful Cat?'`)
 	run(t, ctx, "confirm hide", chromedp.Click(chromedp.CSS("#dialog-ok")))
 	eventually(t, "judge hidden", func() bool { return judgeState(ts, j1)["active"] == false })
 	waitJS(t, ctx, "row says unhide", `document.querySelector('#results-judges tr[data-id="`+j1+`"] button.hide-judge').textContent === 'Unhide'`)
+	if judgeState(ts, j2)["active"] != true {
+		t.Fatal("the cancelled question about Rushed Rob hid Rushed Rob")
+	}
 
 	// After a rankings reset the order rests on stars alone, and the tab says so.
 	ts.must(200, "POST", "/api/admin/reset", map[string]string{"type": "rankings"}, asAdmin, nil)

@@ -3,12 +3,31 @@
 // with a title, a body and OK / Cancel.
 import { $ } from './lib.js';
 
+// answer resolves the open question's promise (null: none). The dialog's close event
+// comes a task after it closes, so the next question may open before the last one's
+// event arrives (Cancel, then the same button again at once): opening answers a
+// question still waiting, from the returnValue its closing left, and a close event
+// that finds the dialog open again is the earlier one's, and is not an answer.
+let answer = null;
+
+function settle(d) {
+  if (d.open || !answer) return;
+  const r = answer;
+  answer = null;
+  r(d.returnValue === 'ok');
+}
+
 /**
  * dialog shows #dialog with title and body (nodes) and resolves true when OK was
  * chosen. danger makes OK the red button.
  */
 export function dialog(title, body, { okText = 'OK', cancel = true, danger = false } = {}) {
   const d = $('#dialog');
+  if (!d.dataset.wired) {
+    d.dataset.wired = '1';
+    d.addEventListener('close', () => settle(d));
+  }
+  settle(d);
   $('#dialog-title').textContent = title;
   $('#dialog-body').replaceChildren(...[].concat(body || []).filter((x) => x !== null && x !== undefined && x !== false));
   const ok = $('#dialog-ok');
@@ -16,7 +35,7 @@ export function dialog(title, body, { okText = 'OK', cancel = true, danger = fal
   ok.className = danger ? 'danger' : 'primary';
   $('#dialog-cancel').hidden = !cancel;
   return new Promise((resolve) => {
-    d.addEventListener('close', () => resolve(d.returnValue === 'ok'), { once: true });
+    answer = resolve;
     d.returnValue = '';
     d.showModal();
     const first = $('#dialog-body input, #dialog-body select', d); // a prompt: type at once
