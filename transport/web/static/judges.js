@@ -4,9 +4,9 @@
 // import. Hide, move to a group and delete are projects.js's, shared by both tables.
 // judges.js and projects.js import each other: only functions cross between them, never
 // at load time.
-import { api, upload, h, $, toast, groupName } from './lib.js';
+import { api, h, $, toast, groupName } from './lib.js';
 import { dialog } from './dialog.js';
-import { A, quiet, run, groupNames, groupsOff, small, when } from './admin-state.js';
+import { A, quiet, run, groupNames, groupsOff, small, when, csvImport } from './admin-state.js';
 import { DataTable } from './datatable.js';
 import { renderAverages } from './overview.js';
 import { hideItems, moveGroup, deleteItems } from './projects.js';
@@ -132,23 +132,9 @@ $('#judge-add').addEventListener('submit', async (ev) => {
   }
 });
 
-$('#judge-upload').addEventListener('submit', async (ev) => {
-  ev.preventDefault();
-  const err = $('#ju-error');
-  err.hidden = true;
-  const f = $('#ju-file').files[0];
-  if (!f) { err.textContent = 'Choose a CSV file first.'; err.hidden = false; return; }
-  const form = new FormData();
-  form.append('csv', f);
-  form.append('hasHeader', $('#ju-header').checked ? 'true' : 'false');
-  form.append('noSend', $('#ju-nosend').checked ? 'true' : 'false');
-  try {
-    const r = await upload('/api/judge/csv', form);
-    toast(`Imported ${r && r.added != null ? r.added : ''} judges.`);
-    ev.target.reset();
-    loadJudges();
-  } catch (e) {
-    err.textContent = e.message;
-    err.hidden = false;
-  }
+csvImport('#judge-upload', '#ju-file', '#ju-error', () => ({
+  path: '/api/judge/csv', header: '#ju-header', fields: { noSend: $('#ju-nosend').checked ? 'true' : 'false' },
+}), (r) => {
+  toast(`Imported ${r && r.added != null ? r.added : ''} judges.`);
+  loadJudges();
 });

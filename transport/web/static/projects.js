@@ -4,8 +4,8 @@
 // actions of both tables (judges and projects), with their confirmations.
 // judges.js and projects.js import each other: only functions cross between them, never
 // at load time.
-import { api, upload, h, $, toast, groupName } from './lib.js';
-import { A, quiet, run, confirmDanger, promptNumber, promptGroup, groupNames, groupsOff, small } from './admin-state.js';
+import { api, h, $, toast, groupName } from './lib.js';
+import { A, quiet, run, confirmDanger, promptNumber, promptGroup, groupNames, groupsOff, small, csvImport } from './admin-state.js';
 import { DataTable } from './datatable.js';
 import { renderAverages } from './overview.js';
 import { renderCoverage } from './activity.js';
@@ -112,24 +112,11 @@ $('#project-add').addEventListener('submit', async (ev) => {
 
 $('#pu-kind').addEventListener('change', () => { $('#pu-header').disabled = $('#pu-kind').value === 'submissions'; });
 
-$('#project-upload').addEventListener('submit', async (ev) => {
-  ev.preventDefault();
-  const err = $('#pu-error');
-  err.hidden = true;
-  const f = $('#pu-file').files[0];
-  if (!f) { err.textContent = 'Choose a CSV file first.'; err.hidden = false; return; }
-  const form = new FormData();
-  form.append('csv', f);
-  const subs = $('#pu-kind').value === 'submissions';
-  if (!subs) form.append('hasHeader', $('#pu-header').checked ? 'true' : 'false');
-  try {
-    const r = await upload(subs ? '/api/project/submissions' : '/api/project/csv', form);
-    const skipped = r && r.skipped ? `, skipped ${r.skipped}` : '';
-    toast(`Imported ${r && r.added != null ? r.added : ''} projects${skipped}.`);
-    ev.target.reset();
-    loadProjects();
-  } catch (e) {
-    err.textContent = e.message;
-    err.hidden = false;
-  }
+// A submissions export has a header row of its own: no "hasHeader".
+csvImport('#project-upload', '#pu-file', '#pu-error', () => ($('#pu-kind').value === 'submissions'
+  ? { path: '/api/project/submissions' }
+  : { path: '/api/project/csv', header: '#pu-header' }), (r) => {
+  const skipped = r && r.skipped ? `, skipped ${r.skipped}` : '';
+  toast(`Imported ${r && r.added != null ? r.added : ''} projects${skipped}.`);
+  loadProjects();
 });
