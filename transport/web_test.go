@@ -634,6 +634,22 @@ func TestWebApp(t *testing.T) {
 		waitJS(t, ctx, "imported rows", `(() => { const t = document.querySelector('#projects-table tbody').textContent; return t.includes('Quasar') && t.includes('Pulsar'); })()`)
 		b.shot(t, ctx, "admin-projects")
 
+		// A submission platform's export: the header box is off for it, and back on once
+		// the form has reset to a Podium CSV.
+		subs := filepath.Join(dir, "submissions.csv")
+		if err := os.WriteFile(subs, []byte("Project Title,Project Status,About The Project\nNebula,Submitted,Stars\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run(t, ctx, "submissions kind", chromedp.SetValue(chromedp.CSS("#pu-kind"), "submissions"),
+			chromedp.Evaluate[chromedp.Void](`document.querySelector('#pu-kind').dispatchEvent(new Event('change'))`))
+		waitJS(t, ctx, "header box off", `document.querySelector('#pu-header').disabled`)
+		run(t, ctx, "upload submissions",
+			chromedp.SetUploadFiles(chromedp.CSS("#pu-file"), []string{subs}),
+			chromedp.Click(chromedp.CSS("#project-upload button[type=submit]")),
+		)
+		waitJS(t, ctx, "submission imported", `document.querySelector('#projects-table tbody').textContent.includes('Nebula')`)
+		waitJS(t, ctx, "header box back on", `document.querySelector('#pu-kind').value === 'csv' && !document.querySelector('#pu-header').disabled`)
+
 		projectByName := func(name string) map[string]any {
 			var list []map[string]any
 			ts.must(200, "GET", "/api/project/list", nil, asAdmin, &list)

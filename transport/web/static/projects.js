@@ -110,7 +110,11 @@ $('#project-add').addEventListener('submit', async (ev) => {
   }
 });
 
-$('#pu-kind').addEventListener('change', () => { $('#pu-header').disabled = $('#pu-kind').value === 'submissions'; });
+// A submissions export has its own header row: the header box is off for it, also after
+// the form's reset (the reset event comes before the fields go back).
+const syncHeader = () => { $('#pu-header').disabled = $('#pu-kind').value === 'submissions'; };
+$('#pu-kind').addEventListener('change', syncHeader);
+$('#project-upload').addEventListener('reset', () => setTimeout(syncHeader));
 
 // A submissions export has a header row of its own: no "hasHeader".
 csvImport('#project-upload', '#pu-file', '#pu-error', () => ($('#pu-kind').value === 'submissions'
