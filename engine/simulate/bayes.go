@@ -19,6 +19,7 @@ import (
 const (
 	bayesBurn   = 100  // Gibbs sweeps discarded
 	bayesSweeps = 1000 // Gibbs sweeps averaged
+	rGrid       = 20   // steps of r's grid on [0, 1] when r is sampled
 )
 
 // bayesJudge is one track judge's ranking as the sampler sees it.
@@ -28,9 +29,6 @@ type bayesJudge struct {
 	y     []float64 // its latent perceptions, aligned with order
 	noise float64   // its noise: known, or the current draw
 }
-
-// rGrid is the number of steps of r's grid on [0, 1] when r is sampled.
-const rGrid = 20
 
 // trackBayes returns the posterior mean of q_T of each of ids from the track judges'
 // rankings and stars; known gives the sampler each judge's true noise and the true r.
