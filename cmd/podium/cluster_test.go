@@ -87,6 +87,15 @@ func startTestCluster(t *testing.T, ports []int, extra ...string) *testCluster {
 	return c
 }
 
+// clusterWithLeader starts a three-node cluster and waits for its leader; it returns
+// the cluster, the leader and a follower.
+func clusterWithLeader(t *testing.T) (c *testCluster, lead, follower *clusterNode) {
+	t.Helper()
+	c = newTestCluster(t)
+	waitFor(t, 20*time.Second, "a leader", func() bool { lead = c.leader(c.nodes); return lead != nil })
+	return c, lead, without(c.nodes, lead)[0]
+}
+
 func (c *testCluster) start(n *clusterNode, extra ...string) {
 	env := []string{
 		fmt.Sprintf("PORT=%d", n.httpPort), "NODE_ID=" + n.id, fmt.Sprintf("RAFT_ADDR=127.0.0.1:%d", n.raftPort),

@@ -83,10 +83,7 @@ func TestClusterPublishSurvivesLeaderKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a three-node cluster")
 	}
-	c := newTestCluster(t)
-	var lead *clusterNode
-	waitFor(t, 20*time.Second, "a leader", func() bool { lead = c.leader(c.nodes); return lead != nil })
-	follower := without(c.nodes, lead)[0]
+	c, lead, follower := clusterWithLeader(t)
 	// Everything is sent to a follower, which forwards each change to the leader.
 	do := func(n *clusterNode) func(method, path string, body any, token string) []byte {
 		return func(method, path string, body any, token string) []byte {

@@ -124,10 +124,7 @@ func TestClusterIdempotentAfterLeaderKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a three-node cluster")
 	}
-	c := newTestCluster(t)
-	var lead *clusterNode
-	waitFor(t, 20*time.Second, "a leader", func() bool { lead = c.leader(c.nodes); return lead != nil })
-	follower := without(c.nodes, lead)[0]
+	c, lead, follower := clusterWithLeader(t)
 	admin := func(n *clusterNode, method, path string, body any) []byte {
 		t.Helper()
 		code, b, err := call(n.url(), method, path, body)
